@@ -1,0 +1,30 @@
+/** Opening the configured data dir from a command's --config / --data-dir flags. */
+import { existsSync } from "node:fs";
+import { type Config, loadConfig, paths } from "../src/config.ts";
+import { type Context, openContext } from "../src/context.ts";
+import { createLogger } from "../src/core/log.ts";
+import { CommandFailed, type Parsed, str } from "./command.ts";
+
+export function configFrom(values: Parsed["values"], extra: { listen?: string } = {}): Config {
+  return loadConfig({ config: str(values.config), dataDir: str(values["data-dir"]), listen: extra.listen });
+}
+
+/** The context for operator commands: fails with a hint when `svc setup` has not run there. */
+export function openFrom(values: Parsed["values"], options: { logLevel?: "warn" | "info" } = {}): Context {
+  const config = configFrom(values);
+  const p = paths(config);
+  if (!existsSync(p.masterKey)) {
+    throw new CommandFailed(`no svc data in ${config.data_dir} (no master key); run 'svc setup' first, or pass --data-dir / --config`);
+  }
+  return openContext(config, { log: createLogger(options.logLevel ?? (config.log_level === "debug" ? "debug" : "warn")) });
+}
+
+/** Runs `fn` with an open context and closes it whatever happens. */
+export async function withContext<T>(values: Parsed["values"], fn: (ctx: Context) => T | Promise<T>): Promise<T> {
+  const ctx = openFrom(values);
+  try {
+    return await fn(ctx);
+  } finally {
+    ctx.close();
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * The migrations, embedded into the binary at build time (text imports), so `dist/svc` needs
+ * no migrations directory. Append new files here in order; test/migrations.test.ts fails when
+ * this list and the directory disagree.
+ */
+import m0001 from "./0001_core.sql" with { type: "text" };
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: Migration[] = [{ version: 1, name: "0001_core", sql: m0001 }];

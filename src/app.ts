@@ -1,0 +1,37 @@
+/**
+ * buildApp(ctx): the HTTP surface. One body hook, one error handler, one telemetry hook, then
+ * every route group, each with its authentication class. A group whose credential is not
+ * configured is not mounted: it answers 404 and is absent from the OpenAPI document.
+ *
+ * Finding a route's code: /v1/<area>/… lives in src/domains/<area>/routes.ts.
+ */
+import { type AnyElysia, Elysia } from "elysia";
+import type { Context } from "./context.ts";
+import { bodyHook } from "./core/body.ts";
+import { errorHandler } from "./core/error-handler.ts";
+import { isDenied } from "./domains/admin/denylist.ts";
+import { adminRoutes } from "./domains/admin/routes.ts";
+import { metaRoutes } from "./domains/meta/routes.ts";
+import { metricsRoutes } from "./domains/metrics/routes.ts";
+import { statusRoutes } from "./domains/status/routes.ts";
+
+export function buildApp(ctx: Context): AnyElysia {
+  const started = new WeakMap<Request, number>();
+  const app: AnyElysia = new Elysia()
+    .onRequest(({ request }) => {
+      started.set(request, performance.now());
+    })
+    .onParse({ as: "global" }, bodyHook({ maxBytes: ctx.config.max_body_bytes, isDenied: (sha) => isDenied(ctx, sha) }))
+    .onError({ as: "global" }, errorHandler(ctx.log))
+    .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
+      const t0 = started.get(request);
+      const status = typeof set.status === "number" ? set.status : 200;
+      if (t0 !== undefined) ctx.telemetry.observeRequest(request.method, route || "unmatched", status, (performance.now() - t0) / 1000);
+    })
+    .use(metaRoutes(ctx, () => app))
+    .use(statusRoutes(ctx));
+
+  if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
+  if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));
+  return app;
+}

@@ -1,0 +1,213 @@
+/**
+ * Typed configuration: built-in defaults ← svc.toml ← SVC_* environment ← command-line flags.
+ * Every key is documented in docs/configuration.md. Unknown keys and wrong types are refused
+ * with the key's path, so a typo never silently falls back to a default.
+ *
+ * Bearer tokens for the admin and metrics groups are kept only as sha256 in svc.toml; the
+ * SVC_ADMIN_TOKEN / SVC_METRICS_TOKEN variables carry the plaintext and are hashed on load.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { type Static, Type as T } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import { sha256Hex } from "./core/secrets.ts";
+
+const Sha256 = T.String({ pattern: "^[0-9a-f]{64}$" });
+
+export const ConfigSchema = T.Object(
+  {
+    data_dir: T.String({ minLength: 1 }),
+    listen: T.String({ pattern: "^(\\[[0-9a-fA-F:]+\\]|[^:\\s]+):\\d{1,5}$" }),
+    public_url: T.String({ pattern: "^https?://[^/\\s]+$" }),
+    log_level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")]),
+    trust_proxy: T.Boolean(),
+    max_body_bytes: T.Integer({ minimum: 1024, maximum: 1 << 30 }),
+    shutdown_grace_secs: T.Integer({ minimum: 0, maximum: 600 }),
+    admin: T.Object({ token_sha256: T.Union([Sha256, T.Null()]) }, { additionalProperties: false }),
+    metrics: T.Object({ token_sha256: T.Union([Sha256, T.Null()]) }, { additionalProperties: false }),
+    rate_limit: T.Object(
+      {
+        public_per_minute: T.Integer({ minimum: 0 }),
+        public_burst: T.Integer({ minimum: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    scheduler: T.Object(
+      {
+        poll_ms: T.Integer({ minimum: 10, maximum: 60_000 }),
+        lease_secs: T.Integer({ minimum: 1 }),
+        concurrency: T.Integer({ minimum: 1, maximum: 64 }),
+      },
+      { additionalProperties: false },
+    ),
+    health: T.Object(
+      {
+        sample_interval_secs: T.Integer({ minimum: 1 }),
+        retention_days: T.Integer({ minimum: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    billing: T.Object({ enforced: T.Boolean() }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Static<typeof ConfigSchema> & {
+  /** Where svc.toml lives (it may not exist yet). */
+  config_path: string;
+};
+
+export const DEFAULT_LISTEN = "127.0.0.1:8080";
+
+export function defaults(): Omit<Config, "config_path" | "public_url" | "data_dir"> {
+  return {
+    listen: DEFAULT_LISTEN,
+    log_level: "info",
+    trust_proxy: false,
+    max_body_bytes: 10 * 1024 * 1024,
+    shutdown_grace_secs: 20,
+    admin: { token_sha256: null },
+    metrics: { token_sha256: null },
+    rate_limit: { public_per_minute: 300, public_burst: 60 },
+    scheduler: { poll_ms: 500, lease_secs: 300, concurrency: 4 },
+    health: { sample_interval_secs: 60, retention_days: 90 },
+    billing: { enforced: true },
+  };
+}
+
+export class ConfigError extends Error {}
+
+/** Values given on the command line; they win over everything else. */
+export interface ConfigFlags {
+  config?: string;
+  dataDir?: string;
+  listen?: string;
+  publicUrl?: string;
+  adminToken?: string;
+  metricsToken?: string;
+}
+
+type Env = Record<string, string | undefined>;
+type Tree = Record<string, unknown>;
+
+/** Where svc.toml is: --config, else SVC_CONFIG, else <data dir>/svc.toml. */
+export function configPathFor(flags: ConfigFlags, env: Env, cwd = process.cwd()): string {
+  const explicit = flags.config ?? env.SVC_CONFIG;
+  if (explicit) return resolve(cwd, explicit);
+  return join(resolve(cwd, flags.dataDir ?? env.SVC_DATA_DIR ?? "data"), "svc.toml");
+}
+
+export function readConfigFile(path: string): Tree {
+  if (!existsSync(path)) return {};
+  try {
+    return parseToml(readFileSync(path, "utf8")) as Tree;
+  } catch (err) {
+    throw new ConfigError(`${path}: not valid TOML: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+  }
+}
+
+function envTree(env: Env): Tree {
+  const out: Tree = {};
+  const set = (path: string, value: unknown) => {
+    const keys = path.split(".");
+    let node = out;
+    for (const k of keys.slice(0, -1)) node = (node[k] ??= {}) as Tree;
+    node[keys.at(-1)!] = value;
+  };
+  const bool = (name: string, v: string) => {
+    if (/^(1|true|yes|on)$/i.test(v)) return true;
+    if (/^(0|false|no|off)$/i.test(v)) return false;
+    throw new ConfigError(`${name}: expected true or false, got "${v}"`);
+  };
+  const int = (name: string, v: string) => {
+    if (!/^-?\d+$/.test(v.trim())) throw new ConfigError(`${name}: expected an integer, got "${v}"`);
+    return Number(v);
+  };
+  const strings: [string, string][] = [
+    ["SVC_LISTEN", "listen"],
+    ["SVC_PUBLIC_URL", "public_url"],
+    ["SVC_LOG_LEVEL", "log_level"],
+  ];
+  for (const [name, path] of strings) if (env[name]) set(path, env[name]);
+  const ints: [string, string][] = [
+    ["SVC_MAX_BODY_BYTES", "max_body_bytes"],
+    ["SVC_RATE_LIMIT_PER_MINUTE", "rate_limit.public_per_minute"],
+    ["SVC_RATE_LIMIT_BURST", "rate_limit.public_burst"],
+  ];
+  for (const [name, path] of ints) if (env[name]) set(path, int(name, env[name]!));
+  const bools: [string, string][] = [
+    ["SVC_TRUST_PROXY", "trust_proxy"],
+    ["SVC_BILLING_ENFORCED", "billing.enforced"],
+  ];
+  for (const [name, path] of bools) if (env[name]) set(path, bool(name, env[name]!));
+  if (env.SVC_ADMIN_TOKEN) set("admin.token_sha256", sha256Hex(env.SVC_ADMIN_TOKEN));
+  if (env.SVC_METRICS_TOKEN) set("metrics.token_sha256", sha256Hex(env.SVC_METRICS_TOKEN));
+  return out;
+}
+
+function merge(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] = v && typeof v === "object" && !Array.isArray(v) && b && typeof b === "object" ? merge(b as Tree, v as Tree) : v;
+  }
+  return out;
+}
+
+/** The public URL a bare listen address implies: wildcard hosts become loopback. */
+export function publicUrlFor(listen: string): string {
+  const i = listen.lastIndexOf(":");
+  let host = listen.slice(0, i);
+  if (host === "0.0.0.0" || host === "" ) host = "127.0.0.1";
+  if (host === "[::]") host = "[::1]";
+  return `http://${host}:${listen.slice(i + 1)}`;
+}
+
+export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env, cwd = process.cwd()): Config {
+  const configPath = configPathFor(flags, env, cwd);
+  const file = readConfigFile(configPath);
+  const flagTree: Tree = {};
+  if (flags.listen) flagTree.listen = flags.listen;
+  if (flags.publicUrl) flagTree.public_url = flags.publicUrl;
+  if (flags.adminToken) flagTree.admin = { token_sha256: sha256Hex(flags.adminToken) };
+  if (flags.metricsToken) flagTree.metrics = { token_sha256: sha256Hex(flags.metricsToken) };
+
+  const merged = merge(merge(merge(defaults() as unknown as Tree, file), envTree(env)), flagTree);
+
+  // data_dir: a flag or SVC_DATA_DIR wins; a relative data_dir in svc.toml is relative to the file.
+  const dataDir = flags.dataDir ?? env.SVC_DATA_DIR;
+  if (dataDir) merged.data_dir = resolve(cwd, dataDir);
+  else if (typeof merged.data_dir === "string") merged.data_dir = isAbsolute(merged.data_dir) ? merged.data_dir : resolve(dirname(configPath), merged.data_dir);
+  else merged.data_dir = dirname(configPath);
+
+  if (merged.public_url === undefined && typeof merged.listen === "string") merged.public_url = publicUrlFor(merged.listen);
+  if (typeof merged.public_url === "string") merged.public_url = merged.public_url.replace(/\/+$/, "");
+
+  const errors = [...Value.Errors(ConfigSchema, merged)];
+  if (errors.length) {
+    const where = existsSync(configPath) ? configPath : "configuration";
+    const lines = errors.slice(0, 5).map((e) => `  ${e.path.slice(1).replaceAll("/", ".") || "(root)"}: ${e.message}`);
+    throw new ConfigError(`${where} is invalid:\n${lines.join("\n")}`);
+  }
+  return { ...(merged as Static<typeof ConfigSchema>), config_path: configPath };
+}
+
+export const paths = (config: Pick<Config, "data_dir">) => ({
+  db: join(config.data_dir, "svc.db"),
+  masterKey: join(config.data_dir, "master.key"),
+  signerKey: join(config.data_dir, "signer.key"),
+});
+
+/** Writes svc.toml: the keys given, on top of what the file already holds. */
+export function writeConfigFile(path: string, values: Tree): void {
+  const current = readConfigFile(path);
+  const next = merge(current, values);
+  const header = "# svc configuration. Reference: docs/configuration.md. Written by `svc setup`; safe to edit.\n";
+  writeFileSync(path, header + stringifyToml(next) + "\n", { mode: 0o640 });
+}
+
+export function listenParts(listen: string): { hostname: string; port: number } {
+  const i = listen.lastIndexOf(":");
+  return { hostname: listen.slice(0, i).replace(/^\[|\]$/g, ""), port: Number(listen.slice(i + 1)) };
+}

@@ -1,0 +1,96 @@
+/**
+ * The one object handed to every route, service and command: configuration, database, clock,
+ * keys, scheduler, outbox. No module-level singletons, so tests open as many isolated
+ * contexts (each on its own data dir) as they like.
+ */
+import { migrations } from "../migrations/index.ts";
+import { type Config, paths } from "./config.ts";
+import { AuditLog } from "./core/audit.ts";
+import { Bus } from "./core/bus.ts";
+import { type Clock, systemClock } from "./core/clock.ts";
+import { Cursors } from "./core/cursor.ts";
+import { closeDb, type Db, openDb } from "./core/db.ts";
+import { Ledger } from "./core/ledger.ts";
+import { createLogger, type Logger } from "./core/log.ts";
+import { applyMigrations } from "./core/migrate.ts";
+import { Outbox, type OutboxEvent } from "./core/outbox.ts";
+import { RateLimiter } from "./core/ratelimit.ts";
+import { Scheduler } from "./core/scheduler.ts";
+import { Sealer } from "./core/seal.ts";
+import { Signer } from "./core/signer.ts";
+import { Telemetry } from "./core/telemetry.ts";
+import { Transactions } from "./core/transaction.ts";
+import { VERSION } from "./version.ts";
+
+export interface Context {
+  config: Config;
+  paths: ReturnType<typeof paths>;
+  version: string;
+  clock: Clock;
+  log: Logger;
+  db: Db;
+  tx: Transactions;
+  events: Bus<OutboxEvent>;
+  outbox: Outbox;
+  ledger: Ledger;
+  audit: AuditLog;
+  scheduler: Scheduler;
+  sealer: Sealer;
+  signer: Signer;
+  cursors: Cursors;
+  telemetry: Telemetry;
+  publicLimiter: RateLimiter;
+  /** When this process opened the context (ms). */
+  startedAt: number;
+  close(): void;
+}
+
+export interface ContextOptions {
+  clock?: Clock;
+  log?: Logger;
+}
+
+/** Opens the data dir `svc setup` prepared: keys, database (migrated to this build), services. */
+export function openContext(config: Config, options: ContextOptions = {}): Context {
+  const clock = options.clock ?? systemClock;
+  const log = options.log ?? createLogger(config.log_level);
+  const p = paths(config);
+  const sealer = Sealer.fromKeyFile(p.masterKey);
+  const signer = Signer.fromKeyFile(p.signerKey, sealer);
+  const db = openDb(p.db);
+  try {
+    const { applied } = applyMigrations(db, migrations, clock.now());
+    if (applied.length) log.info("database migrated", { applied });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  const tx = new Transactions(db);
+  const events = new Bus<OutboxEvent>();
+  const scheduler = new Scheduler(db, tx, clock, log, {
+    pollMs: config.scheduler.poll_ms,
+    leaseMs: config.scheduler.lease_secs * 1000,
+    concurrency: config.scheduler.concurrency,
+  });
+  return {
+    config,
+    paths: p,
+    version: VERSION,
+    clock,
+    log,
+    db,
+    tx,
+    events,
+    outbox: new Outbox(db, tx, clock, events),
+    ledger: new Ledger(db, tx, clock),
+    audit: new AuditLog(db, clock),
+    scheduler,
+    sealer,
+    signer,
+    cursors: new Cursors(sealer.deriveKey("cursor")),
+    telemetry: new Telemetry(),
+    publicLimiter: new RateLimiter(clock, { perMinute: config.rate_limit.public_per_minute, burst: config.rate_limit.public_burst }),
+    startedAt: clock.now(),
+    close: () => closeDb(db),
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Request bodies, read once for every route: the size limit (413 before a byte too many is
+ * buffered), the operator's payload denylist (a body whose sha256 is listed never reaches a
+ * handler or an upstream), and parsing by content type with a clear 400 for malformed JSON.
+ * The raw bytes stay available to handlers that verify signatures over them.
+ */
+import { createHash } from "node:crypto";
+import { ApiError, payloadTooLarge } from "./errors.ts";
+
+export interface BodyPolicy {
+  maxBytes: number;
+  /** Called with the hex sha256 of every non-empty body; true refuses the request. */
+  isDenied(sha256: string): boolean;
+}
+
+const rawBodies = new WeakMap<Request, Uint8Array>();
+
+/** The exact bytes the client sent (empty for bodiless requests). */
+export const rawBody = (request: Request): Uint8Array => rawBodies.get(request) ?? new Uint8Array(0);
+
+export const payloadDenied = (): ApiError =>
+  new ApiError(403, "payload_denied", "this request body is on the operator's denylist and was refused");
+
+export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
+function formToObject(form: { keys(): Iterable<string>; getAll(key: string): unknown[] }): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(form.keys())) {
+    const values = form.getAll(key);
+    out[key] = values.length === 1 ? values[0] : values;
+  }
+  return out;
+}
+
+export async function parseBytes(bytes: Uint8Array, contentType: string): Promise<unknown> {
+  const type = contentType.split(";")[0]!.trim().toLowerCase();
+  if (type === "" || type === "application/json" || type.endsWith("+json")) {
+    try {
+      return JSON.parse(decoder.decode(bytes));
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : "unparseable";
+      throw new ApiError(400, "invalid_json", `request body is not valid JSON (${reason})`);
+    }
+  }
+  if (type.startsWith("text/")) return decoder.decode(bytes);
+  if (type === "application/x-www-form-urlencoded") return formToObject(new URLSearchParams(decoder.decode(bytes)));
+  if (type === "multipart/form-data") {
+    try {
+      return formToObject(await new Response(bytes, { headers: { "content-type": contentType } }).formData());
+    } catch {
+      throw new ApiError(400, "invalid_multipart", "request body is not valid multipart/form-data");
+    }
+  }
+  return bytes;
+}
+
+/** The app-wide body hook (Elysia onParse): returns the parsed body, or undefined for none. */
+export function bodyHook(policy: BodyPolicy) {
+  return async ({ request, contentType }: { request: Request; contentType: string }): Promise<unknown> => {
+    const bytes = await readLimited(request, policy.maxBytes);
+    if (bytes.byteLength === 0) return undefined;
+    if (policy.isDenied(createHash("sha256").update(bytes).digest("hex"))) throw payloadDenied();
+    rawBodies.set(request, bytes);
+    return parseBytes(bytes, contentType ?? "");
+  };
+}

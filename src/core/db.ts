@@ -1,0 +1,43 @@
+/**
+ * The one SQLite database (bun:sqlite). The pragmas are the ones WAL mode and Litestream need:
+ * WAL so readers never block the writer, busy_timeout so a second process (the CLI, Litestream)
+ * waits instead of failing, synchronous=NORMAL which is durable in WAL mode up to the last
+ * checkpointed commit, and foreign keys on.
+ */
+import { Database } from "bun:sqlite";
+
+export type Db = Database;
+
+export const PRAGMAS = [
+  "PRAGMA journal_mode = WAL",
+  "PRAGMA busy_timeout = 5000",
+  "PRAGMA synchronous = NORMAL",
+  "PRAGMA foreign_keys = ON",
+] as const;
+
+export function openDb(path: string, options: { readonly?: boolean } = {}): Db {
+  const db = options.readonly
+    ? new Database(path, { readonly: true, strict: true })
+    : new Database(path, { create: true, readwrite: true, strict: true });
+  for (const pragma of PRAGMAS) {
+    if (options.readonly && pragma.includes("journal_mode")) continue;
+    db.run(pragma);
+  }
+  return db;
+}
+
+/** Checkpoints the WAL into the main file and closes, so a clean stop leaves no -wal to replay. */
+export function closeDb(db: Db): void {
+  try {
+    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch {
+    // A checkpoint blocked by another reader is harmless: SQLite replays the WAL on next open.
+  }
+  db.close();
+}
+
+export function integrityCheck(db: Db): string[] {
+  const rows = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
+  const problems = rows.map((r) => r.integrity_check).filter((v) => v !== "ok");
+  return problems;
+}

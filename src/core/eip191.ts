@@ -1,0 +1,80 @@
+/**
+ * EIP-191 personal_sign over secp256k1, the scheme receipts and signed statements use, so any
+ * Ethereum library (viem, ethers, web3.py) verifies them without our code.
+ *
+ * Easy to get wrong (ARCHITECTURE.md §8): the digest is keccak256("\x19Ethereum Signed
+ * Message:\n" + decimal byte length + message); noble must sign that digest with
+ * prehash:false; noble's recovered format puts the recovery byte first while Ethereum wants
+ * r ‖ s ‖ v with v = 27 + recovery.
+ */
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { keccak_256 } from "@noble/hashes/sha3.js";
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
+import * as secp from "@noble/secp256k1";
+
+// noble-secp256k1 v3 ships without hash functions; RFC 6979 nonces need HMAC-SHA256.
+secp.hashes.hmacSha256 = (key, msg) => hmac(sha256, key, msg);
+secp.hashes.sha256 = sha256;
+
+const encoder = new TextEncoder();
+
+export function hashMessage(message: string | Uint8Array): Uint8Array {
+  const body = typeof message === "string" ? encoder.encode(message) : message;
+  const prefix = encoder.encode(`\x19Ethereum Signed Message:\n${body.length}`);
+  const buf = new Uint8Array(prefix.length + body.length);
+  buf.set(prefix);
+  buf.set(body, prefix.length);
+  return keccak_256(buf);
+}
+
+/** EIP-55 mixed-case checksum of a 20-byte hex address. */
+export function toChecksumAddress(address: string): string {
+  const hex = address.toLowerCase().replace(/^0x/, "");
+  if (!/^[0-9a-f]{40}$/.test(hex)) throw new Error("not a 20-byte hex address");
+  const hash = bytesToHex(keccak_256(encoder.encode(hex)));
+  let out = "0x";
+  for (let i = 0; i < 40; i++) out += parseInt(hash[i]!, 16) >= 8 ? hex[i]!.toUpperCase() : hex[i];
+  return out;
+}
+
+export function isAddress(value: string): boolean {
+  return /^0x[0-9a-fA-F]{40}$/.test(value);
+}
+
+export function addressOfPublicKey(publicKey: Uint8Array): string {
+  const uncompressed = publicKey.length === 65 ? publicKey : secp.Point.fromBytes(publicKey).toBytes(false);
+  return toChecksumAddress(bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)));
+}
+
+export function addressOfSecretKey(secretKey: Uint8Array): string {
+  return addressOfPublicKey(secp.getPublicKey(secretKey, false));
+}
+
+export function generateSecretKey(): Uint8Array {
+  return secp.utils.randomSecretKey();
+}
+
+/** personal_sign: 0x-prefixed hex of r ‖ s ‖ v (65 bytes, v = 27 or 28). */
+export function signMessage(secretKey: Uint8Array, message: string | Uint8Array): string {
+  const recovered = secp.sign(hashMessage(message), secretKey, { prehash: false, format: "recovered" });
+  const out = new Uint8Array(65);
+  out.set(recovered.subarray(1, 65));
+  out[64] = 27 + recovered[0]!;
+  return "0x" + bytesToHex(out);
+}
+
+/** The checksummed address whose key produced `signature` over `message`. Throws on a malformed signature. */
+export function recoverMessageAddress(message: string | Uint8Array, signature: string): string {
+  const hex = signature.replace(/^0x/, "");
+  if (!/^[0-9a-fA-F]{130}$/.test(hex)) throw new Error("signature must be 65 bytes of hex");
+  const bytes = hexToBytes(hex);
+  const v = bytes[64]!;
+  const recovery = v >= 27 ? v - 27 : v;
+  if (recovery !== 0 && recovery !== 1) throw new Error("signature has an invalid recovery byte");
+  const recovered = new Uint8Array(65);
+  recovered[0] = recovery;
+  recovered.set(bytes.subarray(0, 64), 1);
+  const publicKey = secp.recoverPublicKey(recovered, hashMessage(message), { prehash: false });
+  return addressOfPublicKey(publicKey);
+}

@@ -1,0 +1,69 @@
+/**
+ * The app root's one error handler: every failure leaves as the one error shape of
+ * core/errors.ts. Validation failures name the field and the reason; unexpected errors are
+ * logged with a reference and answered without a stack trace or any detail of the cause.
+ */
+import { ApiError, errorResponse } from "./errors.ts";
+import { newId } from "./ids.ts";
+import type { Logger } from "./log.ts";
+
+interface ValueErrorLike {
+  path: string;
+  message: string;
+  schema?: { error?: unknown };
+}
+
+interface ValidationLike {
+  type: string;
+  all?: ValueErrorLike[];
+  valueError?: ValueErrorLike;
+}
+
+const MAX_LISTED = 10;
+
+function fieldName(where: string, path: string): string {
+  const inner = path.replace(/^\//, "").replaceAll("/", ".");
+  if (where === "body") return inner || "body";
+  return inner ? `${where}.${inner}` : where;
+}
+
+function validationError(err: ValidationLike): ApiError {
+  const items = (err.all?.length ? err.all : err.valueError ? [err.valueError] : []).slice(0, MAX_LISTED);
+  const errors = items.map((i) => ({
+    param: fieldName(err.type, i.path),
+    reason: typeof i.schema?.error === "string" ? i.schema.error : i.message.replace(/^Expected/, "expected"),
+  }));
+  const first = errors[0] ?? { param: err.type, reason: "is not valid" };
+  return new ApiError(400, "invalid_request", `${first.param}: ${first.reason}`, { param: first.param, errors });
+}
+
+export function errorHandler(log: Logger) {
+  return (c: { code: string | number; error: unknown; request: Request; set: { status?: number | string } }): Response => {
+    const response = toResponse(c.code, c.error, c.request, log);
+    // Telemetry reads the status from `set`, which a returned Response does not update.
+    c.set.status = response.status;
+    return response;
+  };
+}
+
+function toResponse(code: string | number, error: unknown, request: Request, log: Logger): Response {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (error instanceof ApiError) return errorResponse(error);
+  if (code === "PARSE" && cause instanceof ApiError) return errorResponse(cause);
+  if (code === "VALIDATION" && (error as ValidationLike).type !== "response") return errorResponse(validationError(error as ValidationLike));
+  if (code === "NOT_FOUND") {
+    const url = new URL(request.url);
+    return errorResponse(new ApiError(404, "not_found", `no route for ${request.method} ${url.pathname}`));
+  }
+  if (code === "PARSE") return errorResponse(new ApiError(400, "invalid_body", "request body could not be parsed"));
+  if (code === "INVALID_COOKIE_SIGNATURE") return errorResponse(new ApiError(400, "invalid_cookie", "a cookie is malformed"));
+  const reference = newId("err");
+  log.error("unhandled error", {
+    reference,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    code: String(code),
+    error: error instanceof Error ? error.stack ?? error.message : String(error),
+  });
+  return errorResponse(new ApiError(500, "internal_error", "something went wrong on our side; the operator can look up this reference in the logs", { reference }));
+}

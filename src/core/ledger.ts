@@ -1,0 +1,228 @@
+/**
+ * The append-only ledger. Every movement of an account's credit is one entry carrying the
+ * running balance and held total after it, written in the same transaction as the update of
+ * the account's totals. spendable = balance − held. Balance changes are single guarded UPDATEs
+ * (… WHERE balance − held >= amount), and the accounts table CHECKs balance ≥ 0 and
+ * held ≤ balance, so no interleaving of requests can spend credit that is not there.
+ *
+ * Kinds: credit (money in: deposit, payment), debit (spend), hold / release (reserve and
+ * un-reserve spendable credit for work in flight), adjustment (operator grant or charge,
+ * signed).
+ */
+import type { Clock } from "./clock.ts";
+import type { Db } from "./db.ts";
+import { ApiError } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { assertMicroUsd, type MicroUsd } from "./money.ts";
+import type { Transactions } from "./transaction.ts";
+
+export type EntryKind = "credit" | "debit" | "hold" | "release" | "adjustment";
+
+export interface LedgerEntry {
+  seq: number;
+  id: string;
+  account_id: string;
+  kind: EntryKind;
+  amount_micro_usd: MicroUsd;
+  balance_after_micro_usd: MicroUsd;
+  held_after_micro_usd: MicroUsd;
+  hold_id: string | null;
+  ref_type: string | null;
+  ref_id: string | null;
+  memo: string | null;
+  created_at: number;
+}
+
+export interface Balance {
+  balance_micro_usd: MicroUsd;
+  held_micro_usd: MicroUsd;
+  spendable_micro_usd: MicroUsd;
+}
+
+export interface Hold {
+  id: string;
+  account_id: string;
+  amount_micro_usd: MicroUsd;
+  status: "open" | "captured" | "released";
+  purpose: string | null;
+  created_at: number;
+  expires_at: number;
+  closed_at: number | null;
+}
+
+export interface Ref {
+  type?: string;
+  id?: string;
+  memo?: string;
+}
+
+/** Spendable credit does not cover the amount. The meter turns this into 402 with payment terms. */
+export class InsufficientCredit extends ApiError {
+  constructor(
+    readonly accountId: string,
+    readonly requiredMicroUsd: MicroUsd,
+    readonly spendableMicroUsd: MicroUsd,
+  ) {
+    super(402, "insufficient_credit", "spendable credit does not cover this request", {
+      required_micro_usd: requiredMicroUsd,
+      spendable_micro_usd: spendableMicroUsd,
+    });
+  }
+}
+
+const unknownAccount = (id: string) => new ApiError(404, "not_found", `account ${id} not found`);
+
+interface Totals {
+  balance_micro_usd: number;
+  held_micro_usd: number;
+}
+
+export class Ledger {
+  constructor(
+    private readonly db: Db,
+    private readonly tx: Transactions,
+    private readonly clock: Clock,
+  ) {}
+
+  balance(accountId: string): Balance {
+    const row = this.db.query<Totals, [string]>("SELECT balance_micro_usd, held_micro_usd FROM accounts WHERE id = ?").get(accountId);
+    if (!row) throw unknownAccount(accountId);
+    return { ...row, spendable_micro_usd: row.balance_micro_usd - row.held_micro_usd };
+  }
+
+  /** Money in: a confirmed deposit or payment. */
+  credit(accountId: string, amount: MicroUsd, ref: Ref = {}): LedgerEntry {
+    positive(amount);
+    return this.tx.run(() => {
+      const totals = this.update("UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd", amount, accountId);
+      if (!totals) throw unknownAccount(accountId);
+      return this.append(accountId, "credit", amount, totals, null, ref);
+    });
+  }
+
+  /** Spend straight from spendable credit (no hold). */
+  debit(accountId: string, amount: MicroUsd, ref: Ref = {}): LedgerEntry {
+    positive(amount);
+    return this.tx.run(() => {
+      const totals = this.update(
+        "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd >= ?1 RETURNING balance_micro_usd, held_micro_usd",
+        amount,
+        accountId,
+      );
+      if (!totals) throw this.shortfall(accountId, amount);
+      return this.append(accountId, "debit", amount, totals, null, ref);
+    });
+  }
+
+  /** Operator adjustment: positive grants credit, negative charges it (never below spendable). */
+  adjust(accountId: string, amount: MicroUsd, ref: Ref = {}): LedgerEntry {
+    assertMicroUsd(amount);
+    if (amount === 0) throw new RangeError("an adjustment must not be zero");
+    return this.tx.run(() => {
+      const totals = this.update(
+        "UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd + ?1 >= 0 RETURNING balance_micro_usd, held_micro_usd",
+        amount,
+        accountId,
+      );
+      if (!totals) throw this.shortfall(accountId, -amount);
+      return this.append(accountId, "adjustment", amount, totals, null, ref);
+    });
+  }
+
+  /** Reserves spendable credit for work in flight; expires_at tells the sweeper when the work is presumed dead. */
+  hold(accountId: string, amount: MicroUsd, opts: { expiresAt: number; purpose?: string; ref?: Ref }): Hold {
+    positive(amount);
+    return this.tx.run(() => {
+      const totals = this.update(
+        "UPDATE accounts SET held_micro_usd = held_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd >= ?1 RETURNING balance_micro_usd, held_micro_usd",
+        amount,
+        accountId,
+      );
+      if (!totals) throw this.shortfall(accountId, amount);
+      const hold = this.db
+        .query<Hold, [string, string, number, string | null, number, number]>(
+          "INSERT INTO holds (id, account_id, amount_micro_usd, purpose, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
+        )
+        .get(newId("hold"), accountId, amount, opts.purpose ?? null, this.clock.now(), opts.expiresAt)!;
+      this.append(accountId, "hold", amount, totals, hold.id, opts.ref ?? {});
+      return hold;
+    });
+  }
+
+  /** Settles a hold: debits `amount` (at most the hold) and releases the rest, atomically. */
+  capture(holdId: string, amount: MicroUsd, ref: Ref = {}): { debit: LedgerEntry | null; release: LedgerEntry | null } {
+    assertMicroUsd(amount);
+    if (amount < 0) throw new RangeError("a capture cannot be negative");
+    return this.tx.run(() => {
+      const hold = this.closeHold(holdId, "captured");
+      if (amount > hold.amount_micro_usd) throw new RangeError(`capture of ${amount} exceeds hold ${hold.id} of ${hold.amount_micro_usd}`);
+      const rest = hold.amount_micro_usd - amount;
+      const totals = this.update(
+        "UPDATE accounts SET held_micro_usd = held_micro_usd - ?1, balance_micro_usd = balance_micro_usd - ?2 WHERE id = ?3 RETURNING balance_micro_usd, held_micro_usd",
+        hold.amount_micro_usd,
+        amount,
+        hold.account_id,
+      )!;
+      // Entries are written in the order that replays to the final totals: debit, then release.
+      const debit = amount > 0 ? this.append(hold.account_id, "debit", amount, { balance_micro_usd: totals.balance_micro_usd, held_micro_usd: totals.held_micro_usd + rest }, hold.id, ref) : null;
+      const release = rest > 0 ? this.append(hold.account_id, "release", rest, totals, hold.id, ref) : null;
+      return { debit, release };
+    });
+  }
+
+  /** Gives the whole hold back to spendable credit (the work failed or never ran). */
+  release(holdId: string, ref: Ref = {}): LedgerEntry {
+    return this.tx.run(() => {
+      const hold = this.closeHold(holdId, "released");
+      const totals = this.update(
+        "UPDATE accounts SET held_micro_usd = held_micro_usd - ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd",
+        hold.amount_micro_usd,
+        hold.account_id,
+      )!;
+      return this.append(hold.account_id, "release", hold.amount_micro_usd, totals, hold.id, ref);
+    });
+  }
+
+  getHold(holdId: string): Hold | null {
+    return this.db.query<Hold, [string]>("SELECT * FROM holds WHERE id = ?").get(holdId);
+  }
+
+  /** Open holds whose work should have finished by now: the sweeper releases them. */
+  expiredHolds(now: number, limit = 500): Hold[] {
+    return this.db.query<Hold, [number, number]>("SELECT * FROM holds WHERE status = 'open' AND expires_at <= ? ORDER BY expires_at LIMIT ?").all(now, limit);
+  }
+
+  private closeHold(holdId: string, status: "captured" | "released"): Hold {
+    const hold = this.db
+      .query<Hold, [string, number, string]>("UPDATE holds SET status = ?1, closed_at = ?2 WHERE id = ?3 AND status = 'open' RETURNING *")
+      .get(status, this.clock.now(), holdId);
+    if (!hold) {
+      const existing = this.getHold(holdId);
+      throw new ApiError(409, "hold_closed", existing ? `hold ${holdId} is already ${existing.status}` : `hold ${holdId} does not exist`);
+    }
+    return hold;
+  }
+
+  private update(sql: string, ...params: (string | number)[]): Totals | null {
+    return this.db.query<Totals, (string | number)[]>(sql).get(...params);
+  }
+
+  private shortfall(accountId: string, amount: MicroUsd): ApiError {
+    const { spendable_micro_usd } = this.balance(accountId);
+    return new InsufficientCredit(accountId, amount, spendable_micro_usd);
+  }
+
+  private append(accountId: string, kind: EntryKind, amount: MicroUsd, totals: Totals, holdId: string | null, ref: Ref): LedgerEntry {
+    return this.db
+      .query<LedgerEntry, (string | number | null)[]>(
+        `INSERT INTO ledger_entries (id, account_id, kind, amount_micro_usd, balance_after_micro_usd, held_after_micro_usd, hold_id, ref_type, ref_id, memo, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      )
+      .get(newId("le"), accountId, kind, amount, totals.balance_micro_usd, totals.held_micro_usd, holdId, ref.type ?? null, ref.id ?? null, ref.memo ?? null, this.clock.now())!;
+  }
+}
+
+function positive(amount: MicroUsd): void {
+  assertMicroUsd(amount);
+  if (amount <= 0) throw new RangeError("amount must be a positive number of micro-USD");
+}

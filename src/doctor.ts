@@ -1,0 +1,152 @@
+/**
+ * `svc doctor`: checks a deployment and says, for anything wrong, how to fix it. Each check is
+ * independent, so one failure does not hide the others.
+ */
+import { accessSync, constants, existsSync, statfsSync } from "node:fs";
+import { migrations } from "../migrations/index.ts";
+import { type Config, type ConfigFlags, listenParts, loadConfig, paths } from "./config.ts";
+import { closeDb, integrityCheck, openDb } from "./core/db.ts";
+import { currentVersion } from "./core/migrate.ts";
+import { Sealer } from "./core/seal.ts";
+import { Signer } from "./core/signer.ts";
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  fix?: string;
+}
+
+const ok = (name: string, message: string): Check => ({ name, status: "ok", message });
+const warn = (name: string, message: string, fix?: string): Check => ({ name, status: "warn", message, fix });
+const fail = (name: string, message: string, fix?: string): Check => ({ name, status: "fail", message, fix });
+
+async function commandVersion(bin: string, args: string[]): Promise<string | null> {
+  const path = Bun.which(bin);
+  if (!path) return null;
+  try {
+    const proc = Bun.spawn([path, ...args], { stdout: "pipe", stderr: "pipe" });
+    const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    await proc.exited;
+    return (out.trim() || err.trim()).split("\n")[0] ?? path;
+  } catch {
+    return path;
+  }
+}
+
+async function checkPort(config: Config): Promise<Check> {
+  const { hostname, port } = listenParts(config.listen);
+  try {
+    const probe = Bun.listen({ hostname, port, socket: { data() {} } });
+    probe.stop(true);
+    return ok("listen", `${config.listen} is free`);
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? "";
+    if (code !== "EADDRINUSE") return fail("listen", `cannot listen on ${config.listen}: ${err instanceof Error ? err.message : code}`, "choose another address with `svc setup --yes --listen HOST:PORT`");
+    const host = hostname === "0.0.0.0" || hostname === "" ? "127.0.0.1" : hostname.includes(":") ? `[${hostname}]` : hostname;
+    try {
+      const res = await fetch(`http://${host}:${port}/healthz`, { signal: AbortSignal.timeout(1500) });
+      if (res.ok && (await res.text()).trim() === "ok") return ok("listen", `svc is already serving on ${config.listen}`);
+    } catch {
+      // not svc, or not answering
+    }
+    return fail("listen", `${config.listen} is in use by another program`, "stop that program, or choose another address with `svc setup --yes --listen HOST:PORT`");
+  }
+}
+
+export async function runDoctor(flags: ConfigFlags, env: Record<string, string | undefined> = process.env): Promise<Check[]> {
+  const checks: Check[] = [];
+  let config: Config;
+  try {
+    config = loadConfig(flags, env);
+    checks.push(ok("config", `${existsSync(config.config_path) ? config.config_path : "defaults (no svc.toml)"} is valid`));
+  } catch (err) {
+    checks.push(fail("config", err instanceof Error ? err.message : String(err), "fix the key named above in svc.toml (docs/configuration.md)"));
+    return checks;
+  }
+  const p = paths(config);
+
+  if (!existsSync(config.data_dir)) {
+    checks.push(fail("data dir", `${config.data_dir} does not exist`, "run `svc setup`"));
+    return checks;
+  }
+  try {
+    accessSync(config.data_dir, constants.W_OK);
+    checks.push(ok("data dir", `${config.data_dir} is writable`));
+  } catch {
+    checks.push(fail("data dir", `${config.data_dir} is not writable by this user`, "run svc as the data dir's owner (the svc user under systemd)"));
+  }
+
+  let sealer: Sealer | null = null;
+  if (!existsSync(p.masterKey)) checks.push(fail("master key", `${p.masterKey} is missing`, "run `svc setup` (restore it from backup if data was sealed with it)"));
+  else {
+    try {
+      sealer = Sealer.fromKeyFile(p.masterKey);
+      if (Sealer.keyFileTooOpen(p.masterKey)) checks.push(warn("master key", `${p.masterKey} is readable by other users`, `chmod 600 ${p.masterKey}`));
+      else checks.push(ok("master key", `${p.masterKey} (mode 0600, key id ${sealer.keyId})`));
+    } catch (err) {
+      checks.push(fail("master key", err instanceof Error ? err.message : String(err)));
+    }
+  }
+  if (sealer) {
+    try {
+      checks.push(ok("signer key", `receipt signer ${Signer.fromKeyFile(p.signerKey, sealer).address}`));
+    } catch (err) {
+      checks.push(fail("signer key", err instanceof Error ? err.message : String(err), "run `svc setup`; if the key file exists, it was sealed with another master key"));
+    }
+  }
+
+  if (!existsSync(p.db)) checks.push(fail("database", `${p.db} is missing`, "run `svc setup` (or restore it from a backup)"));
+  else {
+    try {
+      const db = openDb(p.db, { readonly: true });
+      try {
+        const problems = integrityCheck(db);
+        const mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
+        const version = currentVersion(db);
+        if (problems.length) checks.push(fail("database", `integrity check failed: ${problems.slice(0, 3).join("; ")}`, "restore the database from a backup"));
+        else checks.push(ok("database", `${p.db} passes integrity_check`));
+        if (mode !== "wal") checks.push(fail("journal mode", `journal_mode is ${mode}, not wal`, "start `svc serve` once; it sets WAL mode"));
+        if (version < migrations.length) checks.push(warn("migrations", `${migrations.length - version} migration(s) pending`, "run `svc migrate` (serve applies them on start)"));
+        else if (version > migrations.length) checks.push(fail("migrations", `database is at migration ${version}, newer than this build (${migrations.length})`, "install the newer svc build"));
+        else checks.push(ok("migrations", `up to date (${version})`));
+      } finally {
+        closeDb(db);
+      }
+    } catch (err) {
+      checks.push(fail("database", `cannot open ${p.db}: ${err instanceof Error ? err.message : String(err)}`));
+    }
+  }
+
+  try {
+    const fs = statfsSync(config.data_dir);
+    const free = fs.bavail * fs.bsize;
+    const mib = Math.round(free / 1048576);
+    if (free < 256 * 1048576) checks.push(fail("disk", `${mib} MiB free on the data disk`, "free space or move the data dir"));
+    else if (free < 1024 * 1048576) checks.push(warn("disk", `${mib} MiB free on the data disk`, "free space before it runs out"));
+    else checks.push(ok("disk", `${mib} MiB free on the data disk`));
+  } catch {
+    checks.push(warn("disk", "cannot read free space of the data dir"));
+  }
+
+  checks.push(await checkPort(config));
+
+  const bwrap = await commandVersion("bwrap", ["--version"]);
+  checks.push(bwrap ? ok("bubblewrap", bwrap) : warn("bubblewrap", "bwrap is not installed: code sandboxes cannot run", "apt-get install bubblewrap"));
+  const litestream = await commandVersion("litestream", ["version"]);
+  checks.push(
+    litestream
+      ? ok("litestream", `litestream ${litestream.replace(/^litestream\s*/i, "")}`)
+      : warn("litestream", "litestream is not installed: the database is not replicated", "re-run install.sh (it installs litestream), see docs/backup.md"),
+  );
+
+  checks.push(config.admin.token_sha256 ? ok("admin API", "enabled") : warn("admin API", "disabled (no admin token): /v1/admin answers 404", "svc setup --yes --generate-admin-token"));
+  checks.push(config.metrics.token_sha256 ? ok("metrics", "enabled at /metrics") : warn("metrics", "disabled (no metrics token): /metrics answers 404", "svc setup --yes --generate-metrics-token"));
+  const url = new URL(config.public_url);
+  const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
+  if (url.protocol === "http:" && !loopback) checks.push(warn("public URL", `${config.public_url} is plain http on a non-loopback host`, "put svc behind TLS and set --public-url https://…"));
+  else checks.push(ok("public URL", config.public_url));
+  return checks;
+}

@@ -1,0 +1,43 @@
+/**
+ * GET /v1/admin/metrics and `svc admin metrics`: the operator's business view. Paying accounts
+ * are those with at least one credit entry (money in from a deposit or payment; operator
+ * grants are adjustments and do not count). Spend is the sum of debit entries per window.
+ */
+import { isoTime } from "../../core/clock.ts";
+import type { Context } from "../../context.ts";
+
+const WINDOWS = { "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
+type Window = keyof typeof WINDOWS | "all_time";
+
+export interface AdminMetrics {
+  generated_at: string;
+  billing_enforced: boolean;
+  accounts: { total: number; suspended: number; paying: number };
+  spend_micro_usd: Record<Window, number>;
+  credited_micro_usd: Record<Window, number>;
+  events_by_kind: Record<"24h" | "all_time", Record<string, number>>;
+}
+
+export function adminMetrics(ctx: Context): AdminMetrics {
+  const now = ctx.clock.now();
+  const accounts = ctx.db
+    .query<{ total: number; suspended: number | null }, []>("SELECT count(*) AS total, sum(suspended_at IS NOT NULL) AS suspended FROM accounts")
+    .get()!;
+  const paying = ctx.db.query<{ n: number }, []>("SELECT count(DISTINCT account_id) AS n FROM ledger_entries WHERE kind = 'credit'").get()!.n;
+  const sum = (kind: string, since: number) =>
+    ctx.db.query<{ s: number | null }, [string, number]>("SELECT sum(amount_micro_usd) AS s FROM ledger_entries WHERE kind = ? AND created_at >= ?").get(kind, since)!.s ?? 0;
+  const byWindow = (kind: string): Record<Window, number> => ({
+    "24h": sum(kind, now - WINDOWS["24h"]),
+    "7d": sum(kind, now - WINDOWS["7d"]),
+    "30d": sum(kind, now - WINDOWS["30d"]),
+    all_time: sum(kind, 0),
+  });
+  return {
+    generated_at: isoTime(now),
+    billing_enforced: ctx.config.billing.enforced,
+    accounts: { total: accounts.total, suspended: accounts.suspended ?? 0, paying },
+    spend_micro_usd: byWindow("debit"),
+    credited_micro_usd: byWindow("credit"),
+    events_by_kind: { "24h": ctx.outbox.countsByType(now - WINDOWS["24h"]), all_time: ctx.outbox.countsByType() },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Gauges read from the database at scrape time, beside the HTTP counters core/telemetry.ts
+ * keeps. Aggregate only (spec §4.6): totals and counts, never per-account figures.
+ */
+import { statSync } from "node:fs";
+import { Gauge } from "prom-client";
+import type { Context } from "../../context.ts";
+import { uptime } from "../status/health.ts";
+
+export function registerCollectors(ctx: Context): void {
+  const registry = ctx.telemetry.registry;
+  if (registry.getSingleMetric("svc_build_info")) return;
+  const registers = [registry];
+
+  new Gauge({
+    name: "svc_build_info",
+    help: "Always 1; the version label says which build is running.",
+    labelNames: ["version"],
+    registers,
+    collect() {
+      this.set({ version: ctx.version }, 1);
+    },
+  });
+  new Gauge({
+    name: "svc_process_uptime_seconds",
+    help: "Seconds since this process started.",
+    registers,
+    collect() {
+      this.set((ctx.clock.now() - ctx.startedAt) / 1000);
+    },
+  });
+  new Gauge({
+    name: "svc_uptime_ratio",
+    help: "Share of expected health samples that were taken and healthy, per window.",
+    labelNames: ["window"],
+    registers,
+    collect() {
+      for (const [window, ms] of [["24h", 86_400_000], ["7d", 604_800_000], ["30d", 2_592_000_000]] as const) {
+        const w = uptime(ctx, ms);
+        if (w.ratio !== null) this.set({ window }, w.ratio);
+      }
+    },
+  });
+  new Gauge({
+    name: "svc_accounts",
+    help: "Accounts by state.",
+    labelNames: ["state"],
+    registers,
+    collect() {
+      const r = ctx.db.query<{ total: number; suspended: number | null }, []>("SELECT count(*) AS total, sum(suspended_at IS NOT NULL) AS suspended FROM accounts").get()!;
+      this.set({ state: "active" }, r.total - (r.suspended ?? 0));
+      this.set({ state: "suspended" }, r.suspended ?? 0);
+    },
+  });
+  new Gauge({
+    name: "svc_credit_micro_usd",
+    help: "Sum over all accounts of credit balance and of credit held for work in flight.",
+    labelNames: ["kind"],
+    registers,
+    collect() {
+      const r = ctx.db.query<{ b: number | null; h: number | null }, []>("SELECT sum(balance_micro_usd) AS b, sum(held_micro_usd) AS h FROM accounts").get()!;
+      this.set({ kind: "balance" }, r.b ?? 0);
+      this.set({ kind: "held" }, r.h ?? 0);
+    },
+  });
+  new Gauge({
+    name: "svc_jobs",
+    help: "Scheduler jobs by status.",
+    labelNames: ["status"],
+    registers,
+    collect() {
+      const s = ctx.scheduler.stats();
+      this.set({ status: "pending" }, s.pending);
+      this.set({ status: "running" }, s.running);
+      this.set({ status: "failed" }, s.failed);
+    },
+  });
+  new Gauge({
+    name: "svc_job_lag_seconds",
+    help: "How long the oldest due job has been waiting.",
+    registers,
+    collect() {
+      this.set((ctx.scheduler.stats().oldest_due_ms ?? 0) / 1000);
+    },
+  });
+  new Gauge({
+    name: "svc_events",
+    help: "Outbox events recorded, by type.",
+    labelNames: ["type"],
+    registers,
+    collect() {
+      this.reset();
+      for (const [type, n] of Object.entries(ctx.outbox.countsByType())) this.set({ type }, n);
+    },
+  });
+  new Gauge({
+    name: "svc_db_size_bytes",
+    help: "Size of the SQLite database file and its write-ahead log.",
+    labelNames: ["file"],
+    registers,
+    collect() {
+      for (const [file, path] of [["db", ctx.paths.db], ["wal", `${ctx.paths.db}-wal`]] as const) {
+        try {
+          this.set({ file }, statSync(path).size);
+        } catch {
+          this.set({ file }, 0);
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * The authentication class of each route group, wired to where its credentials live.
+ * A routes file starts with `.use(guards.<class>(ctx))`; see core/auth.ts for the mechanics.
+ */
+import type { Context } from "./context.ts";
+import { credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts";
+import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/sessions.ts";
+import { API_KEY_PREFIX, resolveApiKey } from "./domains/keys/principal.ts";
+
+export const guards = {
+  /** No credential; per-client rate limit. */
+  public: (ctx: Context) => publicGuard(ctx.publicLimiter, ctx.config.trust_proxy),
+
+  /** Bearer admin token. Mount the group only when config.admin.token_sha256 is set. */
+  admin: (ctx: Context) => operatorTokenGuard("admin", ctx.config.admin.token_sha256!),
+
+  /** Bearer metrics token. Mount only when config.metrics.token_sha256 is set. */
+  metrics: (ctx: Context) => operatorTokenGuard("metrics", ctx.config.metrics.token_sha256!),
+
+  /** Bearer sess_… or the svc_session cookie. */
+  session: (ctx: Context) =>
+    credentialGuard({
+      prefix: `${SESSION_PREFIX}_`,
+      name: "a session token (sess_…)",
+      cookie: SESSION_COOKIE,
+      resolve: (sha) => resolveSession(ctx, sha),
+    }),
+
+  /** Bearer sk-svc_…. */
+  apiKey: (ctx: Context) =>
+    credentialGuard({
+      prefix: `${API_KEY_PREFIX}_`,
+      name: "an API key (sk-svc_…)",
+      resolve: (sha) => resolveApiKey(ctx, sha),
+    }),
+};

@@ -1,0 +1,15 @@
+/**
+ * Every recurring job and job handler of the product, registered on the context's scheduler.
+ * `svc serve` calls this before starting the scheduler; a domain adds its jobs here.
+ */
+import type { Context } from "./context.ts";
+import { registerHealthJobs } from "./domains/status/health.ts";
+
+const DAY_MS = 86_400_000;
+
+export function registerJobs(ctx: Context): void {
+  registerHealthJobs(ctx);
+  ctx.scheduler.every("jobs.prune_failed", DAY_MS, () => {
+    ctx.scheduler.pruneFailed(30 * DAY_MS);
+  });
+}

@@ -1,0 +1,56 @@
+/**
+ * `svc serve` in one process: the HTTP server, the scheduler loop, and a graceful stop.
+ * On SIGTERM: stop accepting, let in-flight requests finish (up to shutdown_grace_secs), stop
+ * the scheduler and hand unfinished jobs back to the queue, checkpoint and close the database.
+ */
+import type { AnyElysia } from "elysia";
+import { buildApp } from "./app.ts";
+import { listenParts } from "./config.ts";
+import type { Context } from "./context.ts";
+import { registerJobs } from "./jobs.ts";
+
+export interface RunningServer {
+  url: string;
+  app: AnyElysia;
+  /** Stops everything; resolves when the database is closed. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Bun's own ceiling sits a little above ours, so our 413 (with its JSON body) is what clients normally see. */
+const BODY_LIMIT_MARGIN = 64 * 1024;
+
+export function startServer(ctx: Context, options: { app?: AnyElysia } = {}): RunningServer {
+  registerJobs(ctx);
+  const app = options.app ?? buildApp(ctx);
+  const { hostname, port } = listenParts(ctx.config.listen);
+  app.listen({
+    hostname,
+    port,
+    development: false,
+    maxRequestBodySize: ctx.config.max_body_bytes + BODY_LIMIT_MARGIN,
+    // Long upstream calls (inference, sandboxes) can be quiet for a while; 255 s is Bun's maximum.
+    idleTimeout: 255,
+  });
+  const server = app.server!;
+  ctx.scheduler.start();
+  const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
+  ctx.log.info("svc serving", { url, public_url: ctx.config.public_url, version: ctx.version, data_dir: ctx.config.data_dir });
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      const graceMs = ctx.config.shutdown_grace_secs * 1000;
+      const deadline = Date.now() + graceMs;
+      ctx.log.info("svc stopping", { grace_secs: ctx.config.shutdown_grace_secs });
+      const drained = server.stop(false).then(() => true);
+      const timedOut = new Promise<boolean>((r) => setTimeout(() => r(false), graceMs));
+      if (!(await Promise.race([drained, timedOut]))) {
+        ctx.log.warn("requests still running after the grace period; closing their connections");
+        await server.stop(true);
+      }
+      await ctx.scheduler.stop(Math.max(0, deadline - Date.now()));
+      ctx.close();
+      ctx.log.info("svc stopped");
+    })());
+  return { url, app, stop };
+}

@@ -1,0 +1,87 @@
+/**
+ * Preparing a data dir: what `svc setup` does (and what tests and install.sh rely on).
+ * Idempotent: keys that exist are kept, never replaced; config values are changed only when
+ * given; the database is created or migrated. The report says what was created, changed and
+ * kept.
+ */
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { migrations } from "../migrations/index.ts";
+import { paths, readConfigFile, writeConfigFile } from "./config.ts";
+import { closeDb, openDb } from "./core/db.ts";
+import { applyMigrations } from "./core/migrate.ts";
+import { Sealer } from "./core/seal.ts";
+import { sha256Hex } from "./core/secrets.ts";
+import { Signer } from "./core/signer.ts";
+
+export interface SetupInput {
+  configPath: string;
+  dataDir: string;
+  listen?: string;
+  publicUrl?: string;
+  adminToken?: string;
+  metricsToken?: string;
+}
+
+export interface SetupReport {
+  config_path: string;
+  data_dir: string;
+  signer_address: string;
+  created: string[];
+  changed: string[];
+  kept: string[];
+}
+
+export function setupDataDir(input: SetupInput): SetupReport {
+  const dataDir = resolve(input.dataDir);
+  const configPath = resolve(input.configPath);
+  const report: SetupReport = { config_path: configPath, data_dir: dataDir, signer_address: "", created: [], changed: [], kept: [] };
+
+  if (!existsSync(dataDir)) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    report.created.push(`data dir ${dataDir}`);
+  }
+  mkdirSync(dirname(configPath), { recursive: true });
+
+  const p = paths({ data_dir: dataDir });
+  if (Sealer.createKeyFile(p.masterKey)) report.created.push(`master key ${p.masterKey}`);
+  else report.kept.push(`master key ${p.masterKey}`);
+  if (Sealer.keyFileTooOpen(p.masterKey)) chmodSync(p.masterKey, 0o600);
+  const sealer = Sealer.fromKeyFile(p.masterKey);
+
+  if (Signer.createKeyFile(p.signerKey, sealer)) report.created.push(`receipt signer key ${p.signerKey}`);
+  else report.kept.push(`receipt signer key ${p.signerKey}`);
+  report.signer_address = Signer.fromKeyFile(p.signerKey, sealer).address;
+
+  const fileExisted = existsSync(configPath);
+  const current = readConfigFile(configPath);
+  const values: Record<string, unknown> = {};
+  // A config file outside the data dir must say where the data is; inside it, the location is implied.
+  if (resolve(dirname(configPath)) !== dataDir && current.data_dir !== dataDir) values.data_dir = dataDir;
+  if (input.listen && current.listen !== input.listen) values.listen = input.listen;
+  if (input.publicUrl && current.public_url !== input.publicUrl) values.public_url = input.publicUrl.replace(/\/+$/, "");
+  if (input.adminToken) values.admin = { token_sha256: sha256Hex(input.adminToken) };
+  if (input.metricsToken) values.metrics = { token_sha256: sha256Hex(input.metricsToken) };
+  if (!fileExisted || Object.keys(values).length) {
+    writeConfigFile(configPath, values);
+    if (!fileExisted) report.created.push(`config ${configPath}`);
+    else report.changed.push(`config ${configPath} (${Object.keys(values).join(", ")})`);
+  } else report.kept.push(`config ${configPath}`);
+
+  const dbExisted = existsSync(p.db);
+  const db = openDb(p.db);
+  try {
+    const { applied } = applyMigrations(db, migrations);
+    if (!dbExisted) {
+      chmodSync(p.db, 0o600);
+      report.created.push(`database ${p.db}`);
+    }
+    else if (applied.length) report.changed.push(`database ${p.db} (migrated: ${applied.join(", ")})`);
+    else report.kept.push(`database ${p.db}`);
+  } finally {
+    closeDb(db);
+  }
+  return report;
+}
+
+export const defaultConfigPath = (dataDir: string): string => join(resolve(dataDir), "svc.toml");
