@@ -9,14 +9,18 @@ export function configFrom(values: Parsed["values"], extra: { listen?: string } 
   return loadConfig({ config: str(values.config), dataDir: str(values["data-dir"]), listen: extra.listen });
 }
 
-/** The context for operator commands: fails with a hint when `svc setup` has not run there. */
-export function openFrom(values: Parsed["values"], options: { logLevel?: "warn" | "info" } = {}): Context {
+/**
+ * The context for a command: fails with a hint when `svc setup` has not run there. One-shot
+ * commands log only warnings unless the config asks for debug; `serve` uses the configured level.
+ */
+export function openFrom(values: Parsed["values"], options: { useConfiguredLogLevel?: boolean } = {}): Context {
   const config = configFrom(values);
   const p = paths(config);
   if (!existsSync(p.masterKey)) {
     throw new CommandFailed(`no svc data in ${config.data_dir} (no master key); run 'svc setup' first, or pass --data-dir / --config`);
   }
-  return openContext(config, { log: createLogger(options.logLevel ?? (config.log_level === "debug" ? "debug" : "warn")) });
+  const level = options.useConfiguredLogLevel ? config.log_level : config.log_level === "debug" ? "debug" : "warn";
+  return openContext(config, { log: createLogger(level) });
 }
 
 /** Runs `fn` with an open context and closes it whatever happens. */

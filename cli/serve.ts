@@ -18,7 +18,7 @@ database is checkpointed and closed.`,
     const listen = str(values.listen);
     if (listen) process.env.SVC_LISTEN = listen;
     configFrom(values); // fail on a bad config before touching anything
-    const ctx = openFrom(values, { logLevel: "info" });
+    const ctx = openFrom(values, { useConfiguredLogLevel: true });
     let running;
     try {
       running = startServer(ctx);

@@ -17,7 +17,7 @@ import { statusRoutes } from "./domains/status/routes.ts";
 
 export function buildApp(ctx: Context): AnyElysia {
   const started = new WeakMap<Request, number>();
-  const app: AnyElysia = new Elysia()
+  const app: AnyElysia = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       started.set(request, performance.now());
     })

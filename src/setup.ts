@@ -60,8 +60,9 @@ export function setupDataDir(input: SetupInput): SetupReport {
   if (resolve(dirname(configPath)) !== dataDir && current.data_dir !== dataDir) values.data_dir = dataDir;
   if (input.listen && current.listen !== input.listen) values.listen = input.listen;
   if (input.publicUrl && current.public_url !== input.publicUrl) values.public_url = input.publicUrl.replace(/\/+$/, "");
-  if (input.adminToken) values.admin = { token_sha256: sha256Hex(input.adminToken) };
-  if (input.metricsToken) values.metrics = { token_sha256: sha256Hex(input.metricsToken) };
+  const tokenHash = (section: unknown) => (section as { token_sha256?: string } | undefined)?.token_sha256;
+  if (input.adminToken && tokenHash(current.admin) !== sha256Hex(input.adminToken)) values.admin = { token_sha256: sha256Hex(input.adminToken) };
+  if (input.metricsToken && tokenHash(current.metrics) !== sha256Hex(input.metricsToken)) values.metrics = { token_sha256: sha256Hex(input.metricsToken) };
   if (!fileExisted || Object.keys(values).length) {
     writeConfigFile(configPath, values);
     if (!fileExisted) report.created.push(`config ${configPath}`);

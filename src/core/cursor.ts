@@ -26,8 +26,9 @@ export class Cursors {
     const dot = cursor.indexOf(".");
     if (dot <= 0) throw invalidCursor();
     const payload = cursor.slice(0, dot);
-    const given = Buffer.from(cursor.slice(dot + 1), "base64url");
-    const expected = this.mac(scope, payload);
+    // Compare the MAC as text: base64url decoding would ignore trailing junk.
+    const given = Buffer.from(cursor.slice(dot + 1));
+    const expected = Buffer.from(this.mac(scope, payload).toString("base64url"));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor();
     try {
       const position: unknown = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));

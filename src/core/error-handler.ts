@@ -27,12 +27,25 @@ function fieldName(where: string, path: string): string {
   return inner ? `${where}.${inner}` : where;
 }
 
+/** TypeBox's wording, made to read after a field name ("account_id: is required"). */
+function reason(item: ValueErrorLike): string {
+  if (typeof item.schema?.error === "string") return item.schema.error;
+  if (item.message === "Expected required property") return "is required";
+  if (item.message === "Unexpected property") return "is not an accepted field";
+  return item.message.replace(/^Expected/, "expected");
+}
+
 function validationError(err: ValidationLike): ApiError {
-  const items = (err.all?.length ? err.all : err.valueError ? [err.valueError] : []).slice(0, MAX_LISTED);
-  const errors = items.map((i) => ({
-    param: fieldName(err.type, i.path),
-    reason: typeof i.schema?.error === "string" ? i.schema.error : i.message.replace(/^Expected/, "expected"),
-  }));
+  const items = err.all?.length ? err.all : err.valueError ? [err.valueError] : [];
+  const seen = new Set<string>();
+  const errors: { param: string; reason: string }[] = [];
+  for (const item of items) {
+    const param = fieldName(err.type, item.path);
+    if (seen.has(param)) continue; // the first complaint about a field is the useful one
+    seen.add(param);
+    errors.push({ param, reason: reason(item) });
+    if (errors.length === MAX_LISTED) break;
+  }
   const first = errors[0] ?? { param: err.type, reason: "is not valid" };
   return new ApiError(400, "invalid_request", `${first.param}: ${first.reason}`, { param: first.param, errors });
 }

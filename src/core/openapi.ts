@@ -12,7 +12,7 @@ type Doc = Record<string, unknown> & { paths: Record<string, Record<string, Reco
 const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}").replace(/\/\*$/, "/{path}");
 
 export function buildOpenApiDocument(app: AnyElysia, info: { title: string; version: string; description: string; serverUrl: string }): Doc {
-  const { paths, components } = toOpenAPISchema(app, undefined, undefined, undefined, "3.1.0") as unknown as Pick<Doc, "paths"> & {
+  const { paths, components } = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.0") as unknown as Pick<Doc, "paths"> & {
     components: Record<string, unknown>;
   };
   // Our app-wide body hook parses every content type itself, which hides the request body

@@ -37,8 +37,16 @@ export interface Harness {
   close(): void;
 }
 
+const created: string[] = [];
+process.on("exit", () => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp dir removed when the test process exits. */
 export function tempDir(label = "svc-test"): string {
-  return mkdtempSync(join(tmpdir(), `${label}-`));
+  const dir = mkdtempSync(join(tmpdir(), `${label}-`));
+  created.push(dir);
+  return dir;
 }
 
 export function makeHarness(options: HarnessOptions = {}): Harness {
@@ -82,7 +90,6 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     },
     close() {
       ctx.close();
-      if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -1,0 +1,14 @@
+/** The command tree: every `svc …` command, by group. */
+import { adminGroup } from "./admin.ts";
+import type { Group } from "./command.ts";
+import { doctorCommand } from "./doctor.ts";
+import { migrateCommand } from "./migrate.ts";
+import { serveCommand } from "./serve.ts";
+import { setupCommand } from "./setup.ts";
+import { versionCommand } from "./version.ts";
+
+export const commandTree: Group = {
+  name: "",
+  summary: "svc: a self-hosted gateway for autonomous software agents",
+  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, versionCommand, adminGroup],
+};

@@ -1,0 +1,184 @@
+/** The svc CLI, through the compiled binary: help, exit codes, setup, migrate, doctor, admin. */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { commandTree } from "../../cli/tree.ts";
+import { type Command, type Group, isGroup } from "../../cli/command.ts";
+import { loadConfig } from "../../src/config.ts";
+import { openContext } from "../../src/context.ts";
+import { silentLogger } from "../../src/core/log.ts";
+import { sha256Hex } from "../../src/core/secrets.ts";
+import { createAccount, getAccount } from "../../src/domains/accounts/service.ts";
+import { VERSION } from "../../src/version.ts";
+import { runSvc, svcBinary } from "../support/binary.ts";
+import { tempDir } from "../support/harness.ts";
+
+beforeAll(async () => {
+  await svcBinary();
+}, 120_000);
+
+function allCommands(group: Group): Command[] {
+  return group.commands.flatMap((c) => (isGroup(c) ? allCommands(c) : [c]));
+}
+function allGroups(group: Group): Group[] {
+  return [group, ...group.commands.filter(isGroup).flatMap(allGroups)];
+}
+
+async function setUp(extra: string[] = []) {
+  const dir = join(tempDir(), "data");
+  const r = await runSvc(["setup", "--yes", "--data-dir", dir, ...extra]);
+  expect(r.code).toBe(0);
+  return { dir, out: r.stdout };
+}
+
+function withCtx<T>(dir: string, fn: (ctx: ReturnType<typeof openContext>) => T): T {
+  const ctx = openContext(loadConfig({ dataDir: dir }, {}), { log: silentLogger });
+  try {
+    return fn(ctx);
+  } finally {
+    ctx.close();
+  }
+}
+
+describe("help and exit codes", () => {
+  test("--help works on every command and group, exit 0", async () => {
+    for (const cmd of allCommands(commandTree)) {
+      const r = await runSvc([...cmd.name.split(" "), "--help"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`Usage: svc ${cmd.name}`);
+    }
+    for (const group of allGroups(commandTree)) {
+      const r = await runSvc([...group.name.split(" ").filter(Boolean), "--help"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("Commands:");
+    }
+  });
+
+  test("usage errors exit 2; version prints the version", async () => {
+    expect((await runSvc([])).code).toBe(2);
+    expect((await runSvc(["frobnicate"])).code).toBe(2);
+    expect((await runSvc(["admin"])).code).toBe(2);
+    const badFlag = await runSvc(["migrate", "--nope"]);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toContain("--nope");
+    expect((await runSvc(["admin", "suspend"])).code).toBe(2); // missing ACCOUNT_ID
+    expect((await runSvc(["admin", "denylist", "add", "xyz"])).code).toBe(2);
+    const v = await runSvc(["version"]);
+    expect(v.code).toBe(0);
+    expect(v.stdout).toContain(`svc ${VERSION}`);
+    expect((await runSvc(["--version"])).stdout).toContain(VERSION);
+  });
+});
+
+describe("svc setup", () => {
+  test("creates config, keys and database; a re-run keeps every key and says so", async () => {
+    const { dir, out } = await setUp(["--listen", "127.0.0.1:18181", "--generate-admin-token"]);
+    expect(out).toContain("created  master key");
+    expect(out).toContain("created  receipt signer key");
+    const token = /admin token \(shown once[^)]*\): (\S+)/.exec(out)![1]!;
+    expect(statSync(join(dir, "master.key")).mode & 0o777).toBe(0o600);
+    const master = readFileSync(join(dir, "master.key"));
+    const signer = readFileSync(join(dir, "signer.key"));
+    const config = loadConfig({ dataDir: dir }, {});
+    expect(config.listen).toBe("127.0.0.1:18181");
+    expect(config.admin.token_sha256).toBe(sha256Hex(token));
+    expect(readFileSync(join(dir, "svc.toml"), "utf8")).not.toContain(token);
+
+    const again = await runSvc(["setup", "--yes", "--data-dir", dir]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("kept     master key");
+    expect(again.stdout).toContain("kept     receipt signer key");
+    expect(again.stdout).not.toContain("created");
+    expect(readFileSync(join(dir, "master.key")).equals(master)).toBe(true);
+    expect(readFileSync(join(dir, "signer.key")).equals(signer)).toBe(true);
+
+    const changed = await runSvc(["setup", "--yes", "--data-dir", dir, "--metrics-token", "m-token-123"]);
+    expect(changed.stdout).toContain("changed  config");
+    expect(loadConfig({ dataDir: dir }, {}).metrics.token_sha256).toBe(sha256Hex("m-token-123"));
+    expect(loadConfig({ dataDir: dir }, {}).admin.token_sha256).toBe(sha256Hex(token));
+  });
+
+  test("a config file outside the data dir records where the data is", async () => {
+    const etc = tempDir();
+    const data = join(tempDir(), "var");
+    const r = await runSvc(["setup", "--yes", "--config", join(etc, "svc.toml"), "--data-dir", data]);
+    expect(r.code).toBe(0);
+    expect(loadConfig({ config: join(etc, "svc.toml") }, {}).data_dir).toBe(data);
+  });
+
+  test("without a terminal it needs --yes; bad flags are refused before anything is written", async () => {
+    const dir = join(tempDir(), "data");
+    const r = await runSvc(["setup", "--data-dir", dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--yes");
+    const bad = await runSvc(["setup", "--yes", "--data-dir", dir, "--listen", "nowhere"]);
+    expect(bad.code).toBe(2);
+    expect(() => statSync(dir)).toThrow();
+  });
+});
+
+describe("svc migrate and svc doctor", () => {
+  test("migrate reports an up-to-date database; commands fail with a hint before setup", async () => {
+    const { dir } = await setUp();
+    const r = await runSvc(["migrate", "--data-dir", dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("up to date");
+    const none = await runSvc(["admin", "metrics", "--data-dir", join(tempDir(), "empty")]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("svc setup");
+  });
+
+  test("doctor passes on a fresh setup and fails, with a fix, on a broken one", async () => {
+    const { dir } = await setUp(["--listen", "127.0.0.1:18182"]);
+    const good = await runSvc(["doctor", "--data-dir", dir, "--json"]);
+    expect(good.code).toBe(0);
+    const checks = JSON.parse(good.stdout) as { name: string; status: string; fix?: string }[];
+    expect(checks.filter((c) => c.status === "fail")).toEqual([]);
+    for (const name of ["config", "master key", "signer key", "database", "migrations", "listen", "bubblewrap", "litestream"]) {
+      expect(checks.map((c) => c.name)).toContain(name);
+    }
+    writeFileSync(join(dir, "svc.db"), "this is not a database, just junk bytes to make SQLite unhappy".repeat(100));
+    rmSync(join(dir, "svc.db-wal"), { force: true });
+    const bad = await runSvc(["doctor", "--data-dir", dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/FAIL {2}database/);
+    rmSync(join(dir, "master.key"));
+    const noKey = await runSvc(["doctor", "--data-dir", dir]);
+    expect(noKey.stdout).toMatch(/FAIL {2}master key: .* is missing/);
+    expect(noKey.stdout).toContain("fix: run `svc setup`");
+  });
+});
+
+describe("svc admin", () => {
+  test("suspend, unsuspend, denylist and metrics act on the database and are audited as cli", async () => {
+    const { dir } = await setUp();
+    const account = withCtx(dir, (ctx) => createAccount(ctx));
+    const s = await runSvc(["admin", "suspend", account.id, "--reason", "fraud review", "--data-dir", dir]);
+    expect(s.code).toBe(0);
+    expect(s.stdout).toContain(`suspended ${account.id}`);
+    expect(withCtx(dir, (ctx) => getAccount(ctx, account.id)).suspended_reason).toBe("fraud review");
+    expect((await runSvc(["admin", "unsuspend", account.id, "--data-dir", dir])).code).toBe(0);
+    expect(withCtx(dir, (ctx) => getAccount(ctx, account.id)).suspended).toBe(false);
+    const missing = await runSvc(["admin", "suspend", "acct_nope", "--data-dir", dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("not found");
+
+    const payload = join(tempDir(), "payload.json");
+    writeFileSync(payload, '{"evil":true}');
+    const add = await runSvc(["admin", "denylist", "add", "--file", payload, "--reason", "abuse", "--data-dir", dir]);
+    expect(add.code).toBe(0);
+    const sha = sha256Hex('{"evil":true}');
+    expect(add.stdout).toContain(`denied ${sha}`);
+    const list = await runSvc(["admin", "denylist", "list", "--json", "--data-dir", dir]);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ sha256: sha, reason: "abuse" })]);
+    expect((await runSvc(["admin", "denylist", "remove", sha, "--data-dir", dir])).code).toBe(0);
+    expect((await runSvc(["admin", "denylist", "list", "--data-dir", dir])).stdout).toContain("empty");
+
+    const m = await runSvc(["admin", "metrics", "--json", "--data-dir", dir]);
+    expect(JSON.parse(m.stdout).accounts).toEqual({ total: 1, suspended: 0, paying: 0 });
+    expect((await runSvc(["admin", "metrics", "--data-dir", dir])).stdout).toContain("accounts: 1 (0 paying, 0 suspended)");
+    const audit = withCtx(dir, (ctx) => ctx.audit.recent());
+    expect(audit.map((a) => a.action)).toEqual(["denylist.remove", "denylist.add", "account.unsuspend", "account.suspend"]);
+    expect(audit.every((a) => a.actor === "cli")).toBe(true);
+  });
+});
