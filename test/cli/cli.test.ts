@@ -106,6 +106,40 @@ describe("svc setup", () => {
     expect(loadConfig({ config: join(etc, "svc.toml") }, {}).data_dir).toBe(data);
   });
 
+  test("on a terminal it asks, and writes what was answered", async () => {
+    const bin = await svcBinary();
+    const dir = join(tempDir(), "data");
+    // `script` gives the wizard a real pseudo-terminal; answers are typed when each question shows.
+    const proc = Bun.spawn(["script", "-qfec", `stty cols 160 rows 50; ${bin} setup --data-dir ${dir}`, "/dev/null"], {
+      stdin: "pipe",
+      stdout: "pipe",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm" },
+    });
+    let screen = "";
+    const reading = (async () => {
+      for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) screen += new TextDecoder().decode(chunk);
+    })();
+    const answer = async (question: string, keys: string) => {
+      for (let i = 0; i < 250 && !screen.includes(question); i++) await Bun.sleep(20);
+      expect(screen).toContain(question);
+      await Bun.sleep(30);
+      proc.stdin.write(keys);
+      proc.stdin.flush();
+    };
+    await answer("Address to listen on", "\x7f".repeat(4) + "9191\r"); // 127.0.0.1:8080 → 127.0.0.1:9191
+    await answer("Public URL", "\r");
+    await answer("Enable the admin API", "\r");
+    await answer("Enable /metrics", "\x1b[C\r"); // → No
+    expect(await proc.exited).toBe(0);
+    await reading;
+    const config = loadConfig({ dataDir: dir }, {});
+    expect(config.listen).toBe("127.0.0.1:9191");
+    expect(config.public_url).toBe("http://127.0.0.1:9191");
+    const token = /admin token \(shown once[^)]*\): (\S+)/.exec(screen)?.[1];
+    expect(config.admin.token_sha256).toBe(sha256Hex(token!));
+    expect(config.metrics.token_sha256).toBeNull();
+  }, 30_000);
+
   test("without a terminal it needs --yes; bad flags are refused before anything is written", async () => {
     const dir = join(tempDir(), "data");
     const r = await runSvc(["setup", "--data-dir", dir]);

@@ -32,10 +32,14 @@ const view = (r: Row): DenyEntry => ({
   last_hit_at: r.last_hit_at === null ? null : isoTime(r.last_hit_at),
 });
 
-/** Hot path: one indexed lookup per request body; a hit is counted so operators see it working. */
+/**
+ * Hot path: one indexed read per request body (no write unless it is a hit, so ordinary
+ * requests never take the write lock); a hit is counted so operators see the entry working.
+ */
 export function isDenied(ctx: Context, sha256: string): boolean {
-  const hit = ctx.db.query("UPDATE denylist SET hits = hits + 1, last_hit_at = ? WHERE sha256 = ?").run(ctx.clock.now(), sha256);
-  return hit.changes > 0;
+  if (!ctx.db.query("SELECT 1 FROM denylist WHERE sha256 = ?").get(sha256)) return false;
+  ctx.db.query("UPDATE denylist SET hits = hits + 1, last_hit_at = ? WHERE sha256 = ?").run(ctx.clock.now(), sha256);
+  return true;
 }
 
 /** Adds a digest, or updates the reason of one already listed. */
