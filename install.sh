@@ -5,7 +5,7 @@
 #
 #   sudo ./install.sh                    install, or update in place (idempotent)
 #   sudo ./install.sh --uninstall        remove the service and binary; keep config and data
-#   sudo ./install.sh --uninstall --purge   also remove config, data and the user it created
+#   sudo ./install.sh --uninstall --purge   also remove config, data, replicas and the user
 #   ./install.sh --help
 #
 # Every step checks first and says "no change" when there is nothing to do, so a re-run is
@@ -14,6 +14,14 @@
 #   SVC_BIN_DIR        where the svc binary goes                 (default /usr/local/bin)
 #   SVC_CONFIG_DIR     where svc.toml lives                      (default /etc/svc)
 #   SVC_DATA_DIR       database, keys, receipts                  (default /var/lib/svc)
+#   SVC_REPLICA        where Litestream replicates the database, one of:
+#                      - file:///dir: a local dir, created for SVC_USER with mode 0700
+#                      - any other URL, e.g. s3://bucket/path?endpoint=…&region=…, passed
+#                        to svc setup as is (svc checks it)
+#                      - off: no replication
+#                      (default file://$SVC_DATA_DIR-replica: file:///var/lib/svc-replica)
+#   SVC_LITESTREAM_BIN_DIR  where litestream is installed when missing
+#                                                                (default /usr/local/bin)
 #   SVC_USER           system user svc runs as; created when missing
 #                                                                (default svc)
 #   SVC_UNIT_DIR       where svc.service is installed            (default /etc/systemd/system)
@@ -23,8 +31,12 @@
 #   SVC_ADMIN_TOKEN    optional: enable the admin API with this token (stored as sha256)
 #   SVC_METRICS_TOKEN  optional: enable /metrics with this token (stored as sha256)
 #
-# The tokens are never printed. Bun (build only) and bubblewrap (code sandboxes) are
-# installed when missing. Existing keys and data are never replaced (`svc setup` keeps them).
+# The tokens are never printed (nor the user name, password or query of a replica URL). Bun
+# (build only) and bubblewrap (code sandboxes) are installed when missing, and so is
+# litestream v0.5.18 (replication): from the release tarball on github.com, else with
+# `go install` when Go is there (a ~2 minute build), else not at all: svc then runs without
+# replication until it is installed (see docs/backup.md). Existing keys and data are never
+# replaced (`svc setup` keeps them).
 
 set -euo pipefail
 
@@ -38,6 +50,11 @@ CHANGED_CONFIG=0
 CREATED_USER=0
 # Marker in the config dir: present only when this script created the user.
 USER_MARKER=".created-user"
+# The litestream release svc is tested with; `litestream version` prints exactly this.
+LITESTREAM_VERSION=v0.5.18
+LITESTREAM_MODULE=github.com/benbjohnson/litestream
+# The directory of a file:// SVC_REPLICA; empty for off and remote replicas (check_settings).
+REPLICA_DIR=""
 
 say() { printf '%s\n' "$*"; }
 die() {
@@ -55,13 +72,17 @@ Re-running updates in place and says "no change" for every step with nothing to 
   (no option)          install or update
   --uninstall          stop and remove the service and the binary; keep config and data
   --purge              with or without --uninstall: uninstall, then also remove the config
-                       dir, the data dir and the user (only if this script created it)
+                       dir, the data dir, the replica dir (file:// SVC_REPLICA) and the user
+                       (only if this script created it)
   -h, --help           show this help
 
 Settings (environment variables):
   SVC_BIN_DIR        binary directory              (now: $SVC_BIN_DIR)
   SVC_CONFIG_DIR     config directory              (now: $SVC_CONFIG_DIR)
   SVC_DATA_DIR       data directory                (now: $SVC_DATA_DIR)
+  SVC_REPLICA        replica URL: file:///dir, s3://bucket/path?…, or off
+                                                   (now: $(replica_label))
+  SVC_LITESTREAM_BIN_DIR  litestream directory     (now: $SVC_LITESTREAM_BIN_DIR)
   SVC_USER           user svc runs as              (now: $SVC_USER)
   SVC_UNIT_DIR       systemd unit directory        (now: $SVC_UNIT_DIR)
   SVC_LISTEN         listen address host:port      (now: $SVC_LISTEN)
@@ -86,15 +107,39 @@ load_settings() {
   SVC_PUBLIC_URL="${SVC_PUBLIC_URL:-}"
   SVC_ADMIN_TOKEN="${SVC_ADMIN_TOKEN:-}"
   SVC_METRICS_TOKEN="${SVC_METRICS_TOKEN:-}"
+  SVC_REPLICA="${SVC_REPLICA:-file://${SVC_DATA_DIR%/}-replica}"
+  SVC_LITESTREAM_BIN_DIR="${SVC_LITESTREAM_BIN_DIR:-/usr/local/bin}"
   # Keep the settings (tokens above all) out of the environment of every command we run;
   # svc itself reads SVC_* variables and would treat them as overrides.
   export -n SVC_BIN_DIR SVC_CONFIG_DIR SVC_DATA_DIR SVC_USER SVC_UNIT_DIR SVC_LISTEN \
-    SVC_PUBLIC_URL SVC_ADMIN_TOKEN SVC_METRICS_TOKEN
+    SVC_PUBLIC_URL SVC_ADMIN_TOKEN SVC_METRICS_TOKEN SVC_REPLICA SVC_LITESTREAM_BIN_DIR
+}
+
+# The replica for messages: file URLs and "off" as they are; for any other URL the user
+# name, password and query (which may hold credentials) are left out.
+replica_label() {
+  case "$SVC_REPLICA" in
+    off | file://*)
+      printf '%s\n' "$SVC_REPLICA"
+      return
+      ;;
+    *://*) ;;
+    *)
+      printf '(not a URL; not shown)\n'
+      return
+      ;;
+  esac
+  local scheme="${SVC_REPLICA%%://*}" rest="${SVC_REPLICA#*://}" authority path="" query=""
+  case "$rest" in *\?*) query="?…" ;; esac
+  rest="${rest%%\?*}"
+  authority="${rest%%/*}"
+  [ "$authority" = "$rest" ] || path="/${rest#*/}"
+  printf '%s://%s%s%s\n' "$scheme" "${authority##*@}" "$path" "$query"
 }
 
 check_settings() {
   local name value
-  for name in SVC_BIN_DIR SVC_CONFIG_DIR SVC_DATA_DIR SVC_UNIT_DIR; do
+  for name in SVC_BIN_DIR SVC_CONFIG_DIR SVC_DATA_DIR SVC_UNIT_DIR SVC_LITESTREAM_BIN_DIR; do
     value="${!name}"
     case "$value" in
       /*) ;;
@@ -111,6 +156,33 @@ check_settings() {
     *:[0-9]*) ;;
     *) die "SVC_LISTEN must be host:port, got \"$SVC_LISTEN\"" ;;
   esac
+  check_replica
+}
+
+# Sets REPLICA_DIR for a file:// replica. Remote URLs are left to `svc setup` to check.
+check_replica() {
+  case "$SVC_REPLICA" in
+    off) return ;;
+    file://*) ;;
+    [A-Za-z]*://?*) return ;;
+    *) die "SVC_REPLICA must be off, file:///absolute/dir or a URL such as s3://bucket/path (value not shown: it may hold credentials)" ;;
+  esac
+  local dir="${SVC_REPLICA#file://}"
+  # Without its trailing slashes ("/" becomes empty and is refused below).
+  dir="${dir%"${dir##*[!/]}"}"
+  case "$dir" in
+    /?*) ;;
+    *) die "SVC_REPLICA must be file:///absolute/dir (three slashes, not /), got \"$SVC_REPLICA\"" ;;
+  esac
+  # The dir goes into the unit (sed, ReadWritePaths=) as is, and svc decodes %XX in the URL.
+  case "$dir" in
+    *[[:space:]@\|\&\\%?#]*) die "the SVC_REPLICA dir must not contain spaces or any of @ | & \\ % ? #, got \"$dir\"" ;;
+  esac
+  if [ "$dir" = "${SVC_DATA_DIR%/}" ] || [ "$dir" = "${SVC_CONFIG_DIR%/}" ]; then
+    die "the SVC_REPLICA dir must be a directory of its own, not the data or config dir ($dir)"
+  fi
+  REPLICA_DIR="$dir"
+  SVC_REPLICA="file://$dir"
 }
 
 require_root() {
@@ -188,6 +260,113 @@ ensure_bubblewrap() {
   say "bubblewrap: installed ($(bwrap --version 2>/dev/null | head -n 1))"
 }
 
+# What `BIN version` prints (its first line), or nothing.
+litestream_version_of() {
+  "$1" version 2>/dev/null | head -n 1 || true
+}
+
+# Fetches the release tarball for this machine into DIR and checks that it holds a
+# litestream binary of the pinned version. Fails fast when github.com is unreachable
+# (--connect-timeout covers name lookup and connect); --max-time bounds a stalled download.
+litestream_download() {
+  local dir="$1" asset
+  case "$(uname -m)" in
+    x86_64 | amd64) asset="litestream-${LITESTREAM_VERSION#v}-linux-x86_64.tar.gz" ;;
+    aarch64 | arm64) asset="litestream-${LITESTREAM_VERSION#v}-linux-arm64.tar.gz" ;;
+    *) return 1 ;;
+  esac
+  command -v curl >/dev/null 2>&1 || return 1
+  curl -fsSL --connect-timeout 5 --max-time 60 -o "$dir/$asset" \
+    "https://github.com/benbjohnson/litestream/releases/download/$LITESTREAM_VERSION/$asset" 2>/dev/null || return 1
+  tar -xzf "$dir/$asset" -C "$dir" 2>/dev/null || return 1
+  [ -f "$dir/litestream" ] && [ "$(litestream_version_of "$dir/litestream")" = "$LITESTREAM_VERSION" ]
+}
+
+# Prints the go command: on PATH, else the official tarball's /usr/local/go/bin/go.
+find_go() {
+  if command -v go >/dev/null 2>&1; then
+    command -v go
+  elif [ -x /usr/local/go/bin/go ]; then
+    printf '%s\n' /usr/local/go/bin/go
+  else
+    return 1
+  fi
+}
+
+# Builds litestream from source into DIR/bin with `go install` (the Go module proxy, not
+# github.com). CGO_ENABLED=0 as in the release builds: pure Go SQLite, no C compiler needed.
+# Output goes to DIR/go.log.
+litestream_go_install() {
+  local dir="$1" go="$2"
+  local -a go_env=(GOBIN="$dir/bin" CGO_ENABLED=0)
+  # Go keeps its caches under $HOME; without one (some provisioning tools), use the temp
+  # dir, with a module cache that rm -rf can remove.
+  if [ -z "${HOME:-}" ]; then
+    go_env+=(GOPATH="$dir/gopath" GOCACHE="$dir/gocache" GOFLAGS="${GOFLAGS:+$GOFLAGS }-modcacherw")
+  fi
+  (cd "$dir" && env "${go_env[@]}" "$go" install "$LITESTREAM_MODULE/cmd/litestream@$LITESTREAM_VERSION") >"$dir/go.log" 2>&1 &&
+    [ -f "$dir/bin/litestream" ] && [ "$(litestream_version_of "$dir/bin/litestream")" = "$LITESTREAM_VERSION" ]
+}
+
+# Copies FILE to $SVC_LITESTREAM_BIN_DIR/litestream (mode 0755) atomically.
+place_litestream() {
+  local built="$1" target="$SVC_LITESTREAM_BIN_DIR/litestream"
+  mkdir -p "$SVC_LITESTREAM_BIN_DIR"
+  install -m 0755 "$built" "$target.new"
+  mv -f "$target.new" "$target"
+}
+
+# svc finds litestream on the service's PATH (backup.litestream = "litestream"), which
+# under systemd is /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin.
+note_litestream_path() {
+  case "${SVC_LITESTREAM_BIN_DIR%/}" in
+    /usr/local/sbin | /usr/local/bin | /usr/sbin | /usr/bin | /sbin | /bin) ;;
+    *) say "litestream: note: $SVC_LITESTREAM_BIN_DIR is not on the service's PATH; set backup.litestream = \"$SVC_LITESTREAM_BIN_DIR/litestream\" in $SVC_CONFIG_DIR/svc.toml" ;;
+  esac
+}
+
+# The pinned litestream: kept when present, else downloaded, else built with Go, else left
+# out with a note (svc runs without replication until it is installed; not an error).
+ensure_litestream() {
+  local target="$SVC_LITESTREAM_BIN_DIR/litestream" candidate version other=""
+  for candidate in "$target" "$(command -v litestream 2>/dev/null || true)"; do
+    if [ ! -f "$candidate" ] || [ ! -x "$candidate" ]; then
+      continue
+    fi
+    version="$(litestream_version_of "$candidate")"
+    if [ "$version" = "$LITESTREAM_VERSION" ]; then
+      say "litestream: present ($LITESTREAM_VERSION)"
+      return
+    fi
+    other="${other:-$candidate is ${version:-of unknown version}}"
+  done
+  if [ -n "$other" ]; then
+    say "litestream: $other; installing the pinned $LITESTREAM_VERSION"
+  fi
+  local work="$TMP_DIR/litestream" go
+  mkdir -p "$work"
+  if litestream_download "$work"; then
+    place_litestream "$work/litestream"
+    say "litestream: installed $target ($LITESTREAM_VERSION, release download)"
+    note_litestream_path
+    return
+  fi
+  if go="$(find_go)"; then
+    say "litestream: no release download; building $LITESTREAM_VERSION from source with $go install (Go module proxy; about 2 minutes on 2 cores)"
+    if litestream_go_install "$work" "$go"; then
+      place_litestream "$work/bin/litestream"
+      say "litestream: installed $target ($LITESTREAM_VERSION, built with $("$go" env GOVERSION 2>/dev/null || echo go))"
+      note_litestream_path
+      return
+    fi
+    printf '%s: go install %s/cmd/litestream@%s failed:\n' "$SCRIPT_NAME" "$LITESTREAM_MODULE" "$LITESTREAM_VERSION" >&2
+    tail -n 40 "$work/go.log" >&2 || true
+    say "litestream: not installed (the download failed and so did the Go build); replication stays off until it is installed: see docs/backup.md"
+    return
+  fi
+  say "litestream: not installed (no download and no Go); replication stays off until it is installed: see docs/backup.md"
+}
+
 build_binary() {
   if [ ! -f "$SRC_DIR/package.json" ] || [ ! -f "$SRC_DIR/cli/main.ts" ]; then
     die "$SRC_DIR does not look like an svc checkout (no package.json / cli/main.ts)"
@@ -257,8 +436,21 @@ ensure_dir() {
   say "$label: fixed owner/mode of $dir ($SVC_USER:$group $mode)"
 }
 
+# The local replica dir (file:// SVC_REPLICA), private to the service user. svc setup would
+# create it too, but only with the setup user's ownership.
+ensure_replica_dir() {
+  if [ -n "$REPLICA_DIR" ]; then
+    ensure_dir "replica dir" "$REPLICA_DIR" 0700
+  elif [ "$SVC_REPLICA" = off ]; then
+    say "replica dir: none (SVC_REPLICA=off: no replication)"
+  else
+    say "replica dir: none (remote replica $(replica_label))"
+  fi
+}
+
 run_setup() {
-  local args=(setup --yes --config "$SVC_CONFIG_DIR/svc.toml" --data-dir "$SVC_DATA_DIR" --listen "$SVC_LISTEN")
+  local args=(setup --yes --config "$SVC_CONFIG_DIR/svc.toml" --data-dir "$SVC_DATA_DIR" --listen "$SVC_LISTEN"
+    --replica "$SVC_REPLICA")
   if [ -n "$SVC_PUBLIC_URL" ]; then
     args+=(--public-url "$SVC_PUBLIC_URL")
   fi
@@ -288,11 +480,19 @@ run_setup() {
 }
 
 render_unit() {
-  local template="$SRC_DIR/systemd/svc.service" group
+  local template="$SRC_DIR/systemd/svc.service" group replica
   [ -f "$template" ] || die "missing unit template $template"
   group="$(id -gn "$SVC_USER")"
+  # A file replica is writable for the service ("-": no failure while it is missing); an
+  # off or remote one needs no path, so its placeholder goes with the space and "-".
+  if [ -n "$REPLICA_DIR" ]; then
+    replica="s|@REPLICA_DIR@|$REPLICA_DIR|g"
+  else
+    replica="s| -@REPLICA_DIR@||g"
+  fi
   # check_settings rules out | & \ and @ in these values, so they are safe in sed.
-  sed -e "s|@BIN_DIR@|$SVC_BIN_DIR|g" \
+  sed -e "$replica" \
+    -e "s|@BIN_DIR@|$SVC_BIN_DIR|g" \
     -e "s|@CONFIG_DIR@|$SVC_CONFIG_DIR|g" \
     -e "s|@DATA_DIR@|$SVC_DATA_DIR|g" \
     -e "s|@USER@|$SVC_USER|g" \
@@ -357,12 +557,14 @@ start_service() {
 do_install() {
   ensure_bun
   ensure_bubblewrap
+  ensure_litestream
   build_binary
   install_binary
   ensure_user
   ensure_dir "config dir" "$SVC_CONFIG_DIR" 0750
   mark_user_created
   ensure_dir "data dir" "$SVC_DATA_DIR" 0700
+  ensure_replica_dir
   run_setup
   install_unit
   start_service
@@ -384,7 +586,7 @@ remove_file() {
 check_purgeable() {
   case "${1%/}" in
     "" | / | /etc | /var | /var/lib | /usr | /usr/local | /usr/local/bin | /usr/bin | /home | /root | /tmp | /opt | /srv)
-      die "refusing to remove $1; set SVC_CONFIG_DIR/SVC_DATA_DIR to svc's own directories"
+      die "refusing to remove $1; set SVC_CONFIG_DIR/SVC_DATA_DIR/SVC_REPLICA to svc's own directories"
       ;;
   esac
 }
@@ -403,16 +605,22 @@ do_uninstall() {
 
   if [ "$purge" != 1 ]; then
     say "kept: config in $SVC_CONFIG_DIR and data in $SVC_DATA_DIR (remove them with --purge)"
+    if [ -n "$REPLICA_DIR" ]; then
+      say "kept: replicas in $REPLICA_DIR (--purge removes them too)"
+    fi
     return
   fi
   check_purgeable "$SVC_CONFIG_DIR"
   check_purgeable "$SVC_DATA_DIR"
+  if [ -n "$REPLICA_DIR" ]; then
+    check_purgeable "$REPLICA_DIR"
+  fi
   local created_user=""
   if [ -f "$SVC_CONFIG_DIR/$USER_MARKER" ]; then
     created_user="$(head -n 1 "$SVC_CONFIG_DIR/$USER_MARKER")"
   fi
   local dir
-  for dir in "$SVC_CONFIG_DIR" "$SVC_DATA_DIR"; do
+  for dir in "$SVC_CONFIG_DIR" "$SVC_DATA_DIR" ${REPLICA_DIR:+"$REPLICA_DIR"}; do
     if [ -d "$dir" ]; then
       rm -rf "$dir"
       say "purge: removed $dir"
@@ -420,6 +628,9 @@ do_uninstall() {
       say "purge: $dir not present"
     fi
   done
+  if [ -z "$REPLICA_DIR" ] && [ "$SVC_REPLICA" != off ]; then
+    say "purge: kept remote replica $(replica_label) (not a local dir)"
+  fi
   if [ -n "$created_user" ] && [ "$created_user" = "$SVC_USER" ] && id -u "$SVC_USER" >/dev/null 2>&1 &&
     [ "$(id -u "$SVC_USER")" -ne 0 ]; then
     userdel "$SVC_USER"

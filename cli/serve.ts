@@ -1,5 +1,10 @@
 /** svc serve: HTTP, scheduler and (later) replication in one process, until SIGTERM/SIGINT. */
-import { startServer } from "../src/server.ts";
+import { createLogger } from "../src/core/log.ts";
+import { restoreIfMissing } from "../src/domains/backup/service.ts";
+import { removePid, writePid } from "../src/domains/backup/process.ts";
+import { stopOrphanedLitestream } from "../src/domains/backup/replicator.ts";
+import { paths } from "../src/config.ts";
+import { type RunningServer, startServer } from "../src/server.ts";
 import { type Command, locationOptions, str } from "./command.ts";
 import { configFrom, openFrom } from "./open.ts";
 
@@ -17,25 +22,44 @@ database is checkpointed and closed.`,
   async run({ values }) {
     const listen = str(values.listen);
     if (listen) process.env.SVC_LISTEN = listen;
-    configFrom(values); // fail on a bad config before touching anything
+    const config = configFrom(values); // fail on a bad config before touching anything
+    const pidFile = paths(config).servePid;
+    const done = Promise.withResolvers<number>();
+    let running: RunningServer | null = null;
+    let stopRequested = false;
+    const stop = (server: RunningServer) =>
+      server.stop().then(
+        () => {
+          removePid(pidFile);
+          done.resolve(0);
+        },
+        (err) => {
+          console.error(`svc serve: shutdown failed: ${String(err)}`);
+          done.resolve(1);
+        },
+      );
+    // Handlers first: a SIGTERM during start-up (restore, replication) still stops cleanly.
+    const onSignal = () => {
+      if (running) void stop(running);
+      else stopRequested = true;
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+
+    // A lost database comes back from the replica before anything opens (and would recreate) it,
+    // and only once no litestream from a crashed run is still replicating it.
+    const log = createLogger(config.log_level);
+    await stopOrphanedLitestream(config, log);
+    await restoreIfMissing(config, log);
     const ctx = openFrom(values, { useConfiguredLogLevel: true });
-    let running;
     try {
-      running = startServer(ctx);
+      running = await startServer(ctx);
     } catch (err) {
       ctx.close();
       throw err;
     }
-    const done = Promise.withResolvers<number>();
-    const onSignal = (signal: string) => {
-      ctx.log.info("signal received", { signal });
-      running.stop().then(() => done.resolve(0), (err) => {
-        ctx.log.error("shutdown failed", { error: String(err) });
-        done.resolve(1);
-      });
-    };
-    process.once("SIGTERM", () => onSignal("SIGTERM"));
-    process.once("SIGINT", () => onSignal("SIGINT"));
+    writePid(pidFile, process.pid);
+    if (stopRequested) void stop(running);
     return done.promise;
   },
 };

@@ -7,7 +7,9 @@ import * as p from "@clack/prompts";
 import { dirname, resolve } from "node:path";
 import { configPathFor, DEFAULT_LISTEN, loadConfig, publicUrlFor, readConfigFile } from "../src/config.ts";
 import { newSecret } from "../src/core/secrets.ts";
-import { type SetupInput, type SetupReport, setupDataDir } from "../src/setup.ts";
+import { createLogger } from "../src/core/log.ts";
+import { defaultReplicaUrl, parseReplica, ReplicaUrlError } from "../src/domains/backup/replica-url.ts";
+import { type SetupInput, type SetupReport, setupWithRestore } from "../src/setup.ts";
 import { type Command, CommandFailed, locationOptions, str, UsageError } from "./command.ts";
 
 const LISTEN = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/;
@@ -45,6 +47,20 @@ async function wizard(base: SetupInput): Promise<{ input: SetupInput; tokens: { 
     validate: (v) => (v && URL_RE.test(v) ? undefined : "expected http(s)://host[:port] with no path"),
   });
   if (stop(publicUrl)) return null;
+  const currentReplica = (existing.backup as { replica?: string } | undefined)?.replica;
+  const replica = await p.text({
+    message: "Where should database replicas go? (file:///dir, s3://bucket/path?endpoint=…, or off)",
+    initialValue: base.replica ?? currentReplica ?? defaultReplicaUrl(base.dataDir),
+    validate: (v) => {
+      try {
+        parseReplica(v ?? "");
+        return undefined;
+      } catch (err) {
+        return err instanceof ReplicaUrlError ? err.message : String(err);
+      }
+    },
+  });
+  if (stop(replica)) return null;
   const tokens: { admin?: string; metrics?: string } = {};
   const hasAdmin = Boolean((existing.admin as { token_sha256?: string } | undefined)?.token_sha256);
   const admin = await p.confirm({ message: hasAdmin ? "Replace the admin token (the admin API stays on)?" : "Enable the admin API with a new admin token?", initialValue: !hasAdmin });
@@ -55,7 +71,7 @@ async function wizard(base: SetupInput): Promise<{ input: SetupInput; tokens: { 
   if (stop(metrics)) return null;
   if (metrics) tokens.metrics = newSecret("svcmet");
   p.outro("writing configuration and keys");
-  return { input: { ...base, listen, publicUrl, adminToken: tokens.admin, metricsToken: tokens.metrics }, tokens };
+  return { input: { ...base, listen, publicUrl, replica, adminToken: tokens.admin, metricsToken: tokens.metrics }, tokens };
 }
 
 export const setupCommand: Command = {
@@ -70,9 +86,11 @@ export const setupCommand: Command = {
     "metrics-token": { type: "string", value: "TOKEN", description: "enable /metrics with this token (stored as sha256)" },
     "generate-admin-token": { type: "boolean", description: "enable the admin API with a generated token, printed once" },
     "generate-metrics-token": { type: "boolean", description: "enable /metrics with a generated token, printed once" },
+    replica: { type: "string", value: "URL", description: "where Litestream replicas go: file:///dir, s3://bucket/path?…, or off (default: a directory beside the data dir)" },
   },
   details: `Idempotent: existing keys are kept (never replaced) and reported as kept.
-Without a terminal, pass --yes.
+When the database is missing and the replica holds a backup (a new machine pointed at an
+old replica), the database is restored from it first. Without a terminal, pass --yes.
 Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-url https://svc.example.com`,
   async run({ values }) {
     const dataDirFlag = str(values["data-dir"]) ?? process.env.SVC_DATA_DIR;
@@ -87,6 +105,14 @@ Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-
     const publicUrl = str(values["public-url"]);
     if (listen && !LISTEN.test(listen)) throw new UsageError(`--listen must be host:port, got "${listen}"`);
     if (publicUrl && !URL_RE.test(publicUrl)) throw new UsageError(`--public-url must be http(s)://host[:port], got "${publicUrl}"`);
+    const replica = str(values.replica);
+    if (replica !== undefined) {
+      try {
+        parseReplica(replica);
+      } catch (err) {
+        throw new UsageError(`--replica: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
     const tokens: { admin?: string; metrics?: string } = {};
     if (values["generate-admin-token"]) tokens.admin = newSecret("svcadm");
     if (values["generate-metrics-token"]) tokens.metrics = newSecret("svcmet");
@@ -97,6 +123,7 @@ Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-
       publicUrl,
       adminToken: str(values["admin-token"]) ?? tokens.admin,
       metricsToken: str(values["metrics-token"]) ?? tokens.metrics,
+      replica,
     };
     if (!values.yes) {
       if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError("no terminal to ask questions on; pass --yes to set up with flags and defaults");
@@ -107,8 +134,8 @@ Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-
     }
     let report: SetupReport;
     try {
-      report = setupDataDir(input);
-      loadConfig({ config: configPath }, {}); // proves the written file is valid
+      report = await setupWithRestore(input, createLogger("warn"));
+      loadConfig({ config: configPath }); // proves the written file is valid
     } catch (err) {
       throw new CommandFailed(err instanceof Error ? err.message : String(err));
     }

@@ -1,8 +1,10 @@
 /** The command tree: every `svc …` command, by group. */
 import { adminGroup } from "./admin.ts";
+import { backupGroup } from "./backup.ts";
 import type { Group } from "./command.ts";
 import { doctorCommand } from "./doctor.ts";
 import { migrateCommand } from "./migrate.ts";
+import { restoreCommand } from "./restore.ts";
 import { serveCommand } from "./serve.ts";
 import { setupCommand } from "./setup.ts";
 import { versionCommand } from "./version.ts";
@@ -10,5 +12,5 @@ import { versionCommand } from "./version.ts";
 export const commandTree: Group = {
   name: "",
   summary: "svc: a self-hosted gateway for autonomous software agents",
-  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, versionCommand, adminGroup],
+  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, adminGroup],
 };

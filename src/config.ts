@@ -12,6 +12,7 @@ import { type Static, Type as T } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { sha256Hex } from "./core/secrets.ts";
+import { parseReplica, ReplicaUrlError } from "./domains/backup/replica-url.ts";
 
 const Sha256 = T.String({ pattern: "^[0-9a-f]{64}$" });
 
@@ -49,6 +50,16 @@ export const ConfigSchema = T.Object(
       { additionalProperties: false },
     ),
     billing: T.Object({ enforced: T.Boolean() }, { additionalProperties: false }),
+    backup: T.Object(
+      {
+        /** Litestream replica URL (file:///dir, s3://bucket/path?…), or "off". */
+        replica: T.String({ minLength: 1 }),
+        sync_interval_secs: T.Integer({ minimum: 1, maximum: 3600 }),
+        /** The litestream program: a path, or a name looked up on PATH. */
+        litestream: T.String({ minLength: 1 }),
+      },
+      { additionalProperties: false },
+    ),
   },
   { additionalProperties: false },
 );
@@ -73,6 +84,7 @@ export function defaults(): Omit<Config, "config_path" | "public_url" | "data_di
     scheduler: { poll_ms: 500, lease_secs: 300, concurrency: 4 },
     health: { sample_interval_secs: 60, retention_days: 90 },
     billing: { enforced: true },
+    backup: { replica: "off", sync_interval_secs: 1, litestream: "litestream" },
   };
 }
 
@@ -128,6 +140,8 @@ function envTree(env: Env): Tree {
     ["SVC_LISTEN", "listen"],
     ["SVC_PUBLIC_URL", "public_url"],
     ["SVC_LOG_LEVEL", "log_level"],
+    ["SVC_REPLICA", "backup.replica"],
+    ["SVC_LITESTREAM", "backup.litestream"],
   ];
   for (const [name, path] of strings) if (env[name]) set(path, env[name]);
   const ints: [string, string][] = [
@@ -190,6 +204,12 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env, cwd 
     const lines = errors.slice(0, 5).map((e) => `  ${e.path.slice(1).replaceAll("/", ".") || "(root)"}: ${e.message}`);
     throw new ConfigError(`${where} is invalid:\n${lines.join("\n")}`);
   }
+  try {
+    parseReplica((merged.backup as { replica: string }).replica);
+  } catch (err) {
+    if (err instanceof ReplicaUrlError) throw new ConfigError(`backup.replica: ${err.message}`);
+    throw err;
+  }
   return { ...(merged as Static<typeof ConfigSchema>), config_path: configPath };
 }
 
@@ -197,6 +217,10 @@ export const paths = (config: Pick<Config, "data_dir">) => ({
   db: join(config.data_dir, "svc.db"),
   masterKey: join(config.data_dir, "master.key"),
   signerKey: join(config.data_dir, "signer.key"),
+  /** Written by svc from svc.toml for the litestream child; never edited by hand. */
+  litestreamConfig: join(config.data_dir, "litestream.yml"),
+  litestreamPid: join(config.data_dir, "litestream.pid"),
+  servePid: join(config.data_dir, "svc.pid"),
 });
 
 /** Writes svc.toml: the keys given, on top of what the file already holds. */

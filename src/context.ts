@@ -20,6 +20,8 @@ import { Sealer } from "./core/seal.ts";
 import { Signer } from "./core/signer.ts";
 import { Telemetry } from "./core/telemetry.ts";
 import { Transactions } from "./core/transaction.ts";
+import { ReplicationStatus } from "./domains/backup/posture.ts";
+import { parseReplica } from "./domains/backup/replica-url.ts";
 import { VERSION } from "./version.ts";
 
 export interface Context {
@@ -40,6 +42,8 @@ export interface Context {
   cursors: Cursors;
   telemetry: Telemetry;
   publicLimiter: RateLimiter;
+  /** Litestream replication as this process sees it (kept current by `svc serve`). */
+  replication: ReplicationStatus;
   /** When this process opened the context (ms). */
   startedAt: number;
   close(): void;
@@ -90,6 +94,7 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     cursors: new Cursors(sealer.deriveKey("cursor")),
     telemetry: new Telemetry(),
     publicLimiter: new RateLimiter(clock, { perMinute: config.rate_limit.public_per_minute, burst: config.rate_limit.public_burst }),
+    replication: new ReplicationStatus(parseReplica(config.backup.replica)?.kind ?? null),
     startedAt: clock.now(),
     close: () => closeDb(db),
   };

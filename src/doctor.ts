@@ -9,6 +9,9 @@ import { closeDb, integrityCheck, openDb } from "./core/db.ts";
 import { currentVersion } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";
 import { Signer } from "./core/signer.ts";
+import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/litestream.ts";
+import { livePid } from "./domains/backup/process.ts";
+import { parseReplica, redactReplicaUrl } from "./domains/backup/replica-url.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -54,6 +57,51 @@ async function checkPort(config: Config): Promise<Check> {
     }
     return fail("listen", `${config.listen} is in use by another program`, "stop that program, or choose another address with `svc setup --yes --listen HOST:PORT`");
   }
+}
+
+async function replicationChecks(config: Config): Promise<Check[]> {
+  const out: Check[] = [];
+  let replica;
+  try {
+    replica = parseReplica(config.backup.replica);
+  } catch (err) {
+    return [fail("replication", err instanceof Error ? err.message : String(err), "svc backup configure --replica URL")];
+  }
+  const bin = findLitestream(config);
+  const version = bin ? await litestreamVersion(bin) : null;
+  if (!replica) {
+    out.push(warn("replication", "off: the database is not copied anywhere; losing the disk loses everything since the last manual copy", "svc backup configure --replica file:///dir (or s3://…)"));
+    out.push(bin ? ok("litestream", `${version ?? bin}`) : warn("litestream", "not installed", "re-run install.sh (it installs litestream)"));
+    return out;
+  }
+  if (!bin) {
+    out.push(fail("litestream", `replication to ${redactReplicaUrl(replica.url)} is configured but litestream is not installed: nothing is replicated`, "re-run install.sh (it installs litestream), see docs/backup.md"));
+    return out;
+  }
+  out.push(version?.startsWith("v0.5.") ? ok("litestream", `${version} (${bin})`) : warn("litestream", `${version ?? "unknown version"} at ${bin}; svc is tested with ${LITESTREAM_VERSION}`, "re-run install.sh to install the pinned version"));
+  if (replica.dir) {
+    try {
+      accessSync(replica.dir, constants.W_OK);
+      out.push(ok("replica", `${replica.url} is writable`));
+    } catch {
+      out.push(fail("replica", `${replica.dir} is missing or not writable by this user`, `mkdir -p ${replica.dir} && chown $(stat -c %U ${config.data_dir}) ${replica.dir}`));
+    }
+  } else out.push(ok("replica", `${redactReplicaUrl(replica.url)} (credentials come from the environment of svc serve)`));
+  if (livePid(paths(config).servePid, "serve")) {
+    const control = new LitestreamControl(socketPath(config.data_dir));
+    try {
+      const last = await control.lastSyncAt(paths(config).db);
+      const sync = await control.sync(paths(config).db, false, 10);
+      const behind = sync.txid - sync.replicated_txid;
+      const position = behind > 0 ? `the replica is ${behind} transaction(s) behind (it ships every ${config.backup.sync_interval_secs}s)` : "replica up to date";
+      // A replica a little behind is the asynchronous window working; a stalled sync is the problem.
+      const stale = !last || Date.now() - Date.parse(last) > 60_000;
+      out.push(stale ? warn("replicating", `running, but the last sync was ${last ?? "never"}; ${position}`, "see `svc backup status` and the svc logs") : ok("replicating", `running; ${position}, last sync ${last}`));
+    } catch {
+      out.push(fail("replicating", "svc serve is running but its litestream does not answer", "see `svc backup status` and the svc logs (journalctl -u svc)"));
+    }
+  }
+  return out;
 }
 
 export async function runDoctor(flags: ConfigFlags, env: Record<string, string | undefined> = process.env): Promise<Check[]> {
@@ -135,12 +183,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
 
   const bwrap = await commandVersion("bwrap", ["--version"]);
   checks.push(bwrap ? ok("bubblewrap", bwrap) : warn("bubblewrap", "bwrap is not installed: code sandboxes cannot run", "apt-get install bubblewrap"));
-  const litestream = await commandVersion("litestream", ["version"]);
-  checks.push(
-    litestream
-      ? ok("litestream", `litestream ${litestream.replace(/^litestream\s*/i, "")}`)
-      : warn("litestream", "litestream is not installed: the database is not replicated", "re-run install.sh (it installs litestream), see docs/backup.md"),
-  );
+  checks.push(...(await replicationChecks(config)));
 
   checks.push(config.admin.token_sha256 ? ok("admin API", "enabled") : warn("admin API", "disabled (no admin token): /v1/admin answers 404", "svc setup --yes --generate-admin-token"));
   checks.push(config.metrics.token_sha256 ? ok("metrics", "enabled at /metrics") : warn("metrics", "disabled (no metrics token): /metrics answers 404", "svc setup --yes --generate-metrics-token"));

@@ -12,4 +12,6 @@ export function registerJobs(ctx: Context): void {
   ctx.scheduler.every("jobs.prune_failed", DAY_MS, () => {
     ctx.scheduler.pruneFailed(30 * DAY_MS);
   });
+  // Replication lag and last sync for /v1/status and /metrics (a no-op when svc is not replicating).
+  ctx.scheduler.every("backup.monitor", 5_000, () => ctx.replication.refresh());
 }

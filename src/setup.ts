@@ -3,16 +3,22 @@
  * Idempotent: keys that exist are kept, never replaced; config values are changed only when
  * given; the database is created or migrated. The report says what was created, changed and
  * kept.
+ *
+ * Two phases, so that on a new machine a replica can bring the database back in between:
+ * prepare (directories, keys, config, replica dir), then the database.
  */
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { migrations } from "../migrations/index.ts";
-import { paths, readConfigFile, writeConfigFile } from "./config.ts";
+import { ConfigError, loadConfig, paths, readConfigFile, writeConfigFile } from "./config.ts";
 import { closeDb, openDb } from "./core/db.ts";
+import type { Logger } from "./core/log.ts";
 import { applyMigrations } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";
 import { sha256Hex } from "./core/secrets.ts";
 import { Signer } from "./core/signer.ts";
+import { defaultReplicaUrl, parseReplica, redactReplicaUrl, ReplicaUrlError } from "./domains/backup/replica-url.ts";
+import { ensureReplicaDir, restoreIfMissing } from "./domains/backup/service.ts";
 
 export interface SetupInput {
   configPath: string;
@@ -21,6 +27,8 @@ export interface SetupInput {
   publicUrl?: string;
   adminToken?: string;
   metricsToken?: string;
+  /** Replica URL or "off". When absent and none is configured yet: a file replica beside the data dir. */
+  replica?: string;
 }
 
 export interface SetupReport {
@@ -32,10 +40,23 @@ export interface SetupReport {
   kept: string[];
 }
 
-export function setupDataDir(input: SetupInput): SetupReport {
+const tokenHash = (section: unknown) => (section as { token_sha256?: string } | undefined)?.token_sha256;
+
+/** Phase 1: directories, keys, config file and replica directory. */
+function prepare(input: SetupInput): SetupReport {
   const dataDir = resolve(input.dataDir);
   const configPath = resolve(input.configPath);
   const report: SetupReport = { config_path: configPath, data_dir: dataDir, signer_address: "", created: [], changed: [], kept: [] };
+
+  const currentReplica = (readConfigFile(configPath).backup as { replica?: string } | undefined)?.replica;
+  const replicaValue = input.replica ?? currentReplica ?? defaultReplicaUrl(dataDir);
+  let replica;
+  try {
+    replica = parseReplica(replicaValue);
+  } catch (err) {
+    if (err instanceof ReplicaUrlError) throw new ConfigError(`--replica: ${err.message}`);
+    throw err;
+  }
 
   if (!existsSync(dataDir)) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -60,15 +81,23 @@ export function setupDataDir(input: SetupInput): SetupReport {
   if (resolve(dirname(configPath)) !== dataDir && current.data_dir !== dataDir) values.data_dir = dataDir;
   if (input.listen && current.listen !== input.listen) values.listen = input.listen;
   if (input.publicUrl && current.public_url !== input.publicUrl) values.public_url = input.publicUrl.replace(/\/+$/, "");
-  const tokenHash = (section: unknown) => (section as { token_sha256?: string } | undefined)?.token_sha256;
   if (input.adminToken && tokenHash(current.admin) !== sha256Hex(input.adminToken)) values.admin = { token_sha256: sha256Hex(input.adminToken) };
   if (input.metricsToken && tokenHash(current.metrics) !== sha256Hex(input.metricsToken)) values.metrics = { token_sha256: sha256Hex(input.metricsToken) };
+  const replicaSetting = replica ? replica.url : "off";
+  if (currentReplica !== replicaSetting) values.backup = { replica: replicaSetting };
   if (!fileExisted || Object.keys(values).length) {
     writeConfigFile(configPath, values);
     if (!fileExisted) report.created.push(`config ${configPath}`);
     else report.changed.push(`config ${configPath} (${Object.keys(values).join(", ")})`);
   } else report.kept.push(`config ${configPath}`);
 
+  if (replica && ensureReplicaDir(replica)) report.created.push(`replica dir ${replica.dir}`);
+  return report;
+}
+
+/** Phase 2: create or migrate the database. */
+function finish(report: SetupReport, restored: boolean): SetupReport {
+  const p = paths({ data_dir: report.data_dir });
   const dbExisted = existsSync(p.db);
   const db = openDb(p.db);
   try {
@@ -76,13 +105,29 @@ export function setupDataDir(input: SetupInput): SetupReport {
     if (!dbExisted) {
       chmodSync(p.db, 0o600);
       report.created.push(`database ${p.db}`);
-    }
-    else if (applied.length) report.changed.push(`database ${p.db} (migrated: ${applied.join(", ")})`);
-    else report.kept.push(`database ${p.db}`);
+    } else if (applied.length) report.changed.push(`database ${p.db} (migrated: ${applied.join(", ")})`);
+    else if (!restored) report.kept.push(`database ${p.db}`);
   } finally {
     closeDb(db);
   }
   return report;
+}
+
+/** Setup without a restore step (tests, and data dirs without a replica backup). */
+export function setupDataDir(input: SetupInput): SetupReport {
+  return finish(prepare(input), false);
+}
+
+/**
+ * `svc setup`: as setupDataDir, but when the database is missing and the configured replica
+ * holds a backup (a new machine pointed at an old replica), the database is restored first.
+ */
+export async function setupWithRestore(input: SetupInput, log: Logger): Promise<SetupReport> {
+  const report = prepare(input);
+  const config = loadConfig({ config: report.config_path, dataDir: report.data_dir });
+  const outcome = await restoreIfMissing(config, log);
+  if (outcome === "restored") report.created.push(`database ${paths(config).db} (restored from ${redactReplicaUrl(config.backup.replica)})`);
+  return finish(report, outcome === "restored");
 }
 
 export const defaultConfigPath = (dataDir: string): string => join(resolve(dataDir), "svc.toml");

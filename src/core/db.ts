@@ -26,12 +26,16 @@ export function openDb(path: string, options: { readonly?: boolean } = {}): Db {
   return db;
 }
 
-/** Checkpoints the WAL into the main file and closes, so a clean stop leaves no -wal to replay. */
+/**
+ * Checkpoints what it can and closes. PASSIVE never waits: Litestream keeps a read
+ * transaction open, and a blocking checkpoint would stall every CLI command for the whole
+ * busy timeout. The last connection to close checkpoints fully and removes the -wal file.
+ */
 export function closeDb(db: Db): void {
   try {
-    db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.run("PRAGMA wal_checkpoint(PASSIVE)");
   } catch {
-    // A checkpoint blocked by another reader is harmless: SQLite replays the WAL on next open.
+    // Harmless: SQLite replays the WAL on the next open.
   }
   db.close();
 }

@@ -128,6 +128,7 @@ describe("svc setup", () => {
     };
     await answer("Address to listen on", "\x7f".repeat(4) + "9191\r"); // 127.0.0.1:8080 → 127.0.0.1:9191
     await answer("Public URL", "\r");
+    await answer("Where should database replicas go", "\r");
     await answer("Enable the admin API", "\r");
     await answer("Enable /metrics", "\x1b[C\r"); // → No
     expect(await proc.exited).toBe(0);
@@ -138,6 +139,7 @@ describe("svc setup", () => {
     const token = /admin token \(shown once[^)]*\): (\S+)/.exec(screen)?.[1];
     expect(config.admin.token_sha256).toBe(sha256Hex(token!));
     expect(config.metrics.token_sha256).toBeNull();
+    expect(config.backup.replica).toBe(`file://${dir}-replica`);
   }, 30_000);
 
   test("without a terminal it needs --yes; bad flags are refused before anything is written", async () => {

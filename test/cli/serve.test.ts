@@ -21,7 +21,8 @@ async function setUp(): Promise<string> {
 describe("svc serve (compiled binary)", () => {
   test("runs with nothing on PATH and no node_modules, serves, and stops cleanly on SIGTERM", async () => {
     const dir = await setUp();
-    const served = await serveSvc(dir, { env: { PATH: emptyPath() } });
+    // Nothing on PATH: litestream (replication is on by default) is named by absolute path.
+    const served = await serveSvc(dir, { env: { PATH: emptyPath(), SVC_LITESTREAM: Bun.which("litestream") ?? "/usr/local/bin/litestream" } });
     const banner = (await (await fetch(`${served.url}/`)).json()) as { name: string; signer: string };
     expect(banner.name).toBe("svc");
     expect(await (await fetch(`${served.url}/healthz`)).text()).toBe("ok");
@@ -85,7 +86,7 @@ describe("graceful stop (in process)", () => {
       await Bun.sleep(300);
       return "finished";
     });
-    const running = startServer(h.ctx, { app });
+    const running = await startServer(h.ctx, { app });
     const inflight = fetch(`${running.url}/slow`).then((r) => r.text());
     await Bun.sleep(50);
     const stopped = running.stop();

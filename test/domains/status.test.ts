@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { HEALTH_SAMPLE_JOB } from "../../src/domains/status/health.ts";
 import { registerJobs } from "../../src/jobs.ts";
-import { type Harness, makeHarness } from "../support/harness.ts";
+import { type Harness, makeHarness, tempDir } from "../support/harness.ts";
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -15,6 +15,21 @@ describe("GET /v1/status", () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: "unknown", last_sample: null, version: h.ctx.version });
     expect(r.body.uptime["24h"].ratio).toBeNull();
+    expect(r.body.replication).toEqual({ enabled: false, state: "off", replica_kind: null, last_sync_at: null, lag_seconds: null, restarts: 0 });
+  });
+
+  test("a configured replica that is not replicating makes the next sample unhealthy", async () => {
+    h = makeHarness({ replica: `file://${tempDir()}/replica` });
+    registerJobs(h.ctx);
+    await h.ctx.scheduler.runDue();
+    const r = await h.json("GET", "/v1/status");
+    expect(r.body.replication).toMatchObject({ enabled: true, state: "stopped", replica_kind: "file" });
+    expect(r.body.status).toBe("degraded");
+    expect(r.body.last_sample.problems).toContain("replication is stopped");
+    h.ctx.replication.update({ state: "replicating", lag_seconds: 90 });
+    h.clock.advance(MIN);
+    await h.ctx.scheduler.runDue();
+    expect((await h.json("GET", "/v1/status")).body.last_sample.problems).toContain("the replica is 90s behind");
   });
 
   test("the scheduler records samples; uptime counts the time svc was down against it", async () => {

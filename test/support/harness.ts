@@ -25,6 +25,8 @@ export interface HarnessOptions {
   config?: (c: Config) => void;
   log?: Logger;
   dir?: string;
+  /** backup.replica for this data dir; replication is off unless a test asks for it. */
+  replica?: string;
 }
 
 export interface Harness {
@@ -56,6 +58,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
     dataDir: dir,
     adminToken: options.admin ? ADMIN_TOKEN : undefined,
     metricsToken: options.metrics ? METRICS_TOKEN : undefined,
+    replica: options.replica ?? "off",
   });
   const config = loadConfig({ dataDir: dir }, {});
   options.config?.(config);

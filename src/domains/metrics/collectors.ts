@@ -94,6 +94,44 @@ export function registerCollectors(ctx: Context): void {
     },
   });
   new Gauge({
+    name: "svc_replication_up",
+    help: "1 while Litestream replicates the database; 0 when replication is configured but not running. Absent when replication is off.",
+    registers,
+    collect() {
+      this.reset();
+      const r = ctx.replication.snapshot();
+      if (r.enabled) this.set(r.state === "replicating" ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "svc_replication_lag_seconds",
+    help: "0 when the replica holds every committed transaction; otherwise seconds since it last did.",
+    registers,
+    collect() {
+      this.reset();
+      const lag = ctx.replication.snapshot().lag_seconds;
+      if (lag !== null) this.set(lag);
+    },
+  });
+  new Gauge({
+    name: "svc_replication_last_sync_timestamp_seconds",
+    help: "Unix time of Litestream's last successful sync of the database.",
+    registers,
+    collect() {
+      this.reset();
+      const at = ctx.replication.snapshot().last_sync_at;
+      if (at) this.set(Date.parse(at) / 1000);
+    },
+  });
+  new Gauge({
+    name: "svc_replication_restarts",
+    help: "Times the Litestream child died and was restarted since svc started.",
+    registers,
+    collect() {
+      this.set(ctx.replication.snapshot().restarts);
+    },
+  });
+  new Gauge({
     name: "svc_db_size_bytes",
     help: "Size of the SQLite database file and its write-ahead log.",
     labelNames: ["file"],

@@ -12,6 +12,8 @@ export const HEALTH_SAMPLE_JOB = "health.sample";
 
 /** A backlog older than this means the scheduler is stuck or starved. */
 const MAX_JOB_LAG_MS = 5 * 60 * 1000;
+/** A replica further behind than this is losing more than the asynchronous window promises. */
+const MAX_REPLICATION_LAG_SECS = 60;
 /** Less free space than this on the data disk and writes will soon fail. */
 const MIN_FREE_BYTES = 256 * 1024 * 1024;
 
@@ -36,6 +38,9 @@ export function takeSample(ctx: Context): { ok: boolean; detail: SampleDetail } 
   } catch {
     problems.push("cannot read free space of the data dir");
   }
+  const replication = ctx.replication.snapshot();
+  if (replication.enabled && replication.state !== "replicating") problems.push(`replication is ${replication.state.replace("_", " ")}`);
+  else if (replication.enabled && (replication.lag_seconds ?? 0) > MAX_REPLICATION_LAG_SECS) problems.push(`the replica is ${Math.round(replication.lag_seconds!)}s behind`);
   const detail: SampleDetail = { db: "ok", job_lag_ms: lag, jobs_failed: stats.failed, disk_free_bytes: free, problems };
   return { ok: problems.length === 0, detail };
 }
@@ -86,6 +91,16 @@ export function uptime(ctx: Context, windowMs: number): UptimeWindow {
   };
 }
 
+/** The public view of replication: state and freshness, never where the replica is. */
+export interface ReplicationView {
+  enabled: boolean;
+  state: string;
+  replica_kind: string | null;
+  last_sync_at: string | null;
+  lag_seconds: number | null;
+  restarts: number;
+}
+
 export interface StatusReport {
   status: "ok" | "degraded" | "unknown";
   version: string;
@@ -94,6 +109,7 @@ export interface StatusReport {
   sample_interval_secs: number;
   last_sample: { at: string; ok: boolean; problems: string[] } | null;
   uptime: Record<"24h" | "7d" | "30d", UptimeWindow>;
+  replication: ReplicationView;
 }
 
 export function statusReport(ctx: Context): StatusReport {
@@ -116,5 +132,11 @@ export function statusReport(ctx: Context): StatusReport {
       "7d": uptime(ctx, 7 * 86_400_000),
       "30d": uptime(ctx, 30 * 86_400_000),
     },
+    replication: replicationView(ctx),
   };
+}
+
+export function replicationView(ctx: Context): ReplicationView {
+  const r = ctx.replication.snapshot();
+  return { enabled: r.enabled, state: r.state, replica_kind: r.replica_kind, last_sync_at: r.last_sync_at, lag_seconds: r.lag_seconds, restarts: r.restarts };
 }

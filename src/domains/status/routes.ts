@@ -21,6 +21,14 @@ const Status = t.Object({
   sample_interval_secs: Int(),
   last_sample: Nullable(t.Object({ at: t.String({ format: "date-time" }), ok: t.Boolean(), problems: t.Array(t.String()) })),
   uptime: t.Object({ "24h": Window, "7d": Window, "30d": Window }),
+  replication: t.Object({
+    enabled: t.Boolean(),
+    state: t.String({ description: "off, not_installed, starting, replicating, restarting or stopped" }),
+    replica_kind: Nullable(t.String({ description: "file, s3, … (never the location)" })),
+    last_sync_at: Nullable(t.String({ format: "date-time" })),
+    lag_seconds: Nullable(t.Number({ minimum: 0 })),
+    restarts: Int({ minimum: 0 }),
+  }),
 });
 
 export function statusRoutes(ctx: Context) {
