@@ -210,6 +210,8 @@ describe("supervision and posture", () => {
       await waitFor(async () => ((await (await fetch(`${served.url}/v1/status`)).json()) as any).replication.state === "replicating", "replicating again");
       const status = (await (await fetch(`${served.url}/v1/status`)).json()) as any;
       expect(status.replication.restarts).toBe(1);
+      expect(typeof status.replication.lag_seconds).toBe("number");
+      expect(status.replication.last_sync_at).not.toBeNull();
       expect(JSON.stringify(status)).not.toContain(dir); // the public posture never names the replica's location
       const metrics = await (await fetch(`${served.url}/metrics`, { headers: { authorization: "Bearer m-token" } })).text();
       expect(metrics).toContain("svc_replication_up 1");

@@ -23,13 +23,16 @@ describe("svc serve (compiled binary)", () => {
     const dir = await setUp();
     // Nothing on PATH: litestream (replication is on by default) is named by absolute path.
     const served = await serveSvc(dir, { env: { PATH: emptyPath(), SVC_LITESTREAM: Bun.which("litestream") ?? "/usr/local/bin/litestream" } });
-    const banner = (await (await fetch(`${served.url}/`)).json()) as { name: string; signer: string };
-    expect(banner.name).toBe("svc");
-    expect(await (await fetch(`${served.url}/healthz`)).text()).toBe("ok");
-    const status = (await (await fetch(`${served.url}/v1/status`)).json()) as { status: string };
-    expect(status.status).toBe("ok"); // the first health sample is taken at start
-    expect((await fetch(`${served.url}/v1/admin/metrics`)).status).toBe(404); // no admin token configured
-    expect(await served.stop()).toBe(0);
+    try {
+      const banner = (await (await fetch(`${served.url}/`)).json()) as { name: string; signer: string };
+      expect(banner.name).toBe("svc");
+      expect(await (await fetch(`${served.url}/healthz`)).text()).toBe("ok");
+      const status = (await (await fetch(`${served.url}/v1/status`)).json()) as { status: string };
+      expect(status.status).toBe("ok"); // the first health sample is taken at start
+      expect((await fetch(`${served.url}/v1/admin/metrics`)).status).toBe(404); // no admin token configured
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
     expect(served.log()).toContain('"msg":"svc stopped"');
     expect(existsSync(join(dir, "svc.db-wal"))).toBe(false); // checkpointed and closed
   }, 60_000);

@@ -2,7 +2,7 @@
  * The compiled binary for CLI and process tests: built once per test run when dist/svc is
  * missing or older than the sources, then run as a child process.
  */
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./harness.ts";
 
@@ -78,6 +78,35 @@ export interface Served {
   stop(): Promise<number>;
 }
 
+/**
+ * Every server a test starts, so that a failed assertion (which skips the test's own stop)
+ * never leaves one running: whatever is still alive when the test process exits is killed,
+ * with the litestream child it recorded.
+ */
+const startedServers = new Map<number, string>();
+process.on("exit", () => {
+  for (const [pid, dataDir] of startedServers) {
+    for (const target of [pid, readPid(join(dataDir, "litestream.pid"))]) {
+      if (target) {
+        try {
+          process.kill(target, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }
+});
+
+function readPid(path: string): number | null {
+  try {
+    const pid = Number(readFileSync(path, "utf8").trim());
+    return Number.isInteger(pid) && pid > 1 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Starts `svc serve` on a free port and waits (bounded) until /healthz answers. */
 export async function serveSvc(dataDir: string, options: { env?: Record<string, string>; port?: number } = {}): Promise<Served> {
   const bin = await svcBinary();
@@ -88,6 +117,8 @@ export async function serveSvc(dataDir: string, options: { env?: Record<string, 
     stdout: "pipe",
     stderr: "pipe",
   });
+  startedServers.set(proc.pid, dataDir);
+  void proc.exited.then(() => startedServers.delete(proc.pid));
   let stderr = "";
   void (async () => {
     for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderr += new TextDecoder().decode(chunk);

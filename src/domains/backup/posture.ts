@@ -25,7 +25,7 @@ export interface ReplicationPosture {
   litestream_version: string | null;
   /** When Litestream last synced the database (its own report). */
   last_sync_at: string | null;
-  /** 0 when the replica holds every transaction; otherwise seconds since it last did. */
+  /** Age of the oldest change the replica does not hold yet (0 when it holds everything), as of the last check. */
   lag_seconds: number | null;
   txid: number | null;
   replicated_txid: number | null;

@@ -9,6 +9,8 @@
  * crash of svc is found through its pid file and stopped before a new one starts, so one
  * database never has two replicators.
  */
+import { readdirSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { type Config, paths } from "../../config.ts";
 import type { Context } from "../../context.ts";
 import type { Logger } from "../../core/log.ts";
@@ -17,6 +19,30 @@ import { livePid, removePid, terminate, writePid } from "./process.ts";
 import type { Replica } from "./replica-url.ts";
 
 const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * When Litestream picked up transaction `txid`: the modification time of the level-0 LTX file
+ * that holds it, in Litestream's local directory beside the database (.<name>-litestream).
+ */
+function pendingSince(dbPath: string, txid: number): number | null {
+  const dir = join(dirname(dbPath), `.${basename(dbPath)}-litestream`, "ltx", "0");
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  for (const name of names) {
+    const m = /^([0-9a-f]{16})-([0-9a-f]{16})\.ltx$/.exec(name);
+    if (!m || Number.parseInt(m[1]!, 16) > txid || Number.parseInt(m[2]!, 16) < txid) continue;
+    try {
+      return statSync(join(dir, name)).mtimeMs;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
 
 /**
  * A litestream whose svc was killed (-9, OOM) keeps running, reparented to init. It must be
@@ -141,20 +167,31 @@ export class Replicator {
     throw new Error(`litestream did not start: ${this.ctx.replication.snapshot().last_error ?? lastError}`);
   }
 
-  /** Asks the daemon where it stands (the monitor job calls this). */
+  /**
+   * Asks the daemon where it stands (the monitor job calls this every few seconds). Lag is
+   * the age of the oldest change the replica does not hold yet: Litestream writes each
+   * batch of commits to a local LTX file named by its transaction ids, so the file holding
+   * the first unreplicated transaction says when that change was picked up. 0 when the replica
+   * has everything.
+   */
   async refresh(): Promise<void> {
     if (!this.proc) return;
     const db = paths(this.ctx.config).db;
-    const now = this.ctx.clock.now();
     const sync = await this.control.sync(db, false, 10);
-    const lastSyncAt = await this.control.lastSyncAt(db);
-    if (sync.replicated_txid >= sync.txid) this.caughtUpAt = now;
-    const lag = sync.replicated_txid >= sync.txid ? 0 : this.caughtUpAt === null ? null : (now - this.caughtUpAt) / 1000;
+    const now = this.ctx.clock.now();
+    let lag: number | null;
+    if (sync.replicated_txid >= sync.txid) {
+      this.caughtUpAt = now;
+      lag = 0;
+    } else {
+      const pickedUp = pendingSince(db, sync.replicated_txid + 1) ?? this.caughtUpAt;
+      lag = pickedUp === null ? null : Math.round(Math.max(0, now - pickedUp)) / 1000;
+    }
     this.ctx.replication.update({
       state: "replicating",
       txid: sync.txid,
       replicated_txid: sync.replicated_txid,
-      last_sync_at: lastSyncAt,
+      last_sync_at: await this.control.lastSyncAt(db),
       lag_seconds: lag,
     });
   }
