@@ -2,8 +2,10 @@
  * The compiled binary for CLI and process tests: built once per test run when dist/svc is
  * missing or older than the sources, then run as a child process.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { livePid } from "../../src/domains/backup/process.ts";
+import { onCleanup } from "./cleanup.ts";
 import { tempDir } from "./harness.ts";
 
 export const ROOT = join(import.meta.dir, "../..");
@@ -79,32 +81,14 @@ export interface Served {
 }
 
 /**
- * Every server a test starts, so that a failed assertion (which skips the test's own stop)
- * never leaves one running: whatever is still alive when the test process exits is killed,
- * with the litestream child it recorded.
+ * A server a failed assertion left running (its test never reached its own stop) is killed
+ * after the file's tests, with the litestream child it recorded.
  */
-const startedServers = new Map<number, string>();
-process.on("exit", () => {
-  for (const [pid, dataDir] of startedServers) {
-    for (const target of [pid, readPid(join(dataDir, "litestream.pid"))]) {
-      if (target) {
-        try {
-          process.kill(target, "SIGKILL");
-        } catch {
-          // already gone
-        }
-      }
-    }
-  }
-});
-
-function readPid(path: string): number | null {
-  try {
-    const pid = Number(readFileSync(path, "utf8").trim());
-    return Number.isInteger(pid) && pid > 1 ? pid : null;
-  } catch {
-    return null;
-  }
+function killLeftovers(proc: ReturnType<typeof Bun.spawn>, dataDir: string): void {
+  // Only the litestream that pid file names for this very data dir (a reused PID is left alone).
+  const child = livePid(join(dataDir, "litestream.pid"), dataDir);
+  if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+  if (child) process.kill(child, "SIGKILL");
 }
 
 /** Starts `svc serve` on a free port and waits (bounded) until /healthz answers. */
@@ -117,8 +101,7 @@ export async function serveSvc(dataDir: string, options: { env?: Record<string, 
     stdout: "pipe",
     stderr: "pipe",
   });
-  startedServers.set(proc.pid, dataDir);
-  void proc.exited.then(() => startedServers.delete(proc.pid));
+  onCleanup(() => killLeftovers(proc, dataDir));
   let stderr = "";
   void (async () => {
     for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderr += new TextDecoder().decode(chunk);

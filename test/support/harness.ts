@@ -12,6 +12,7 @@ import { type Context, openContext } from "../../src/context.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { silentLogger, type Logger } from "../../src/core/log.ts";
 import { setupDataDir } from "../../src/setup.ts";
+import { onCleanup } from "./cleanup.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 export const METRICS_TOKEN = "test-metrics-token-0123456789";
@@ -39,15 +40,10 @@ export interface Harness {
   close(): void;
 }
 
-const created: string[] = [];
-process.on("exit", () => {
-  for (const dir of created) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A temp dir removed when the test process exits. */
+/** A temp dir, removed after the test file's tests. */
 export function tempDir(label = "svc-test"): string {
   const dir = mkdtempSync(join(tmpdir(), `${label}-`));
-  created.push(dir);
+  onCleanup(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
