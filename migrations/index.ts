@@ -4,6 +4,7 @@
  * this list and the directory disagree.
  */
 import m0001 from "./0001_core.sql" with { type: "text" };
+import m0002 from "./0002_auth.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -11,4 +12,7 @@ export interface Migration {
   sql: string;
 }
 
-export const migrations: Migration[] = [{ version: 1, name: "0001_core", sql: m0001 }];
+export const migrations: Migration[] = [
+  { version: 1, name: "0001_core", sql: m0001 },
+  { version: 2, name: "0002_auth", sql: m0002 },
+];

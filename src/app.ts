@@ -31,6 +31,8 @@ export function buildApp(ctx: Context): AnyElysia {
     .use(metaRoutes(ctx, () => app))
     .use(statusRoutes(ctx));
 
+  // Route groups. A group whose configuration is absent is not mounted (404, absent from OpenAPI).
+
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));
   return app;

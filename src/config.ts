@@ -50,6 +50,29 @@ export const ConfigSchema = T.Object(
       { additionalProperties: false },
     ),
     billing: T.Object({ enforced: T.Boolean() }, { additionalProperties: false }),
+    auth: T.Object(
+      {
+        /** A session unused for this long expires (each use slides it forward)… */
+        session_idle_secs: T.Integer({ minimum: 60 }),
+        /** …and none lives longer than this, used or not. */
+        session_max_secs: T.Integer({ minimum: 60 }),
+        /** Chain ids a SIWE message may name. */
+        siwe_chain_ids: T.Array(T.Integer({ minimum: 1 }), { minItems: 1 }),
+        /** A SIWE message issued longer ago than this is refused. */
+        siwe_max_age_secs: T.Integer({ minimum: 10 }),
+      },
+      { additionalProperties: false },
+    ),
+    passkeys: T.Object(
+      {
+        /** WebAuthn relying party id (a registrable domain, e.g. example.com); empty = passkeys off (404). */
+        rp_id: T.String(),
+        rp_name: T.String({ minLength: 1 }),
+        /** Origin browsers sign for, e.g. https://app.example.com; empty = passkeys off. */
+        origin: T.String(),
+      },
+      { additionalProperties: false },
+    ),
     backup: T.Object(
       {
         /** Litestream replica URL (file:///dir, s3://bucket/path?…), or "off". */
@@ -84,6 +107,8 @@ export function defaults(): Omit<Config, "config_path" | "public_url" | "data_di
     scheduler: { poll_ms: 500, lease_secs: 300, concurrency: 4 },
     health: { sample_interval_secs: 60, retention_days: 90 },
     billing: { enforced: true },
+    auth: { session_idle_secs: 7 * 86_400, session_max_secs: 30 * 86_400, siwe_chain_ids: [1], siwe_max_age_secs: 600 },
+    passkeys: { rp_id: "", rp_name: "svc", origin: "" },
     backup: { replica: "off", sync_interval_secs: 1, litestream: "litestream" },
   };
 }
@@ -142,6 +167,8 @@ function envTree(env: Env): Tree {
     ["SVC_LOG_LEVEL", "log_level"],
     ["SVC_REPLICA", "backup.replica"],
     ["SVC_LITESTREAM", "backup.litestream"],
+    ["SVC_PASSKEY_RP_ID", "passkeys.rp_id"],
+    ["SVC_PASSKEY_ORIGIN", "passkeys.origin"],
   ];
   for (const [name, path] of strings) if (env[name]) set(path, env[name]);
   const ints: [string, string][] = [
@@ -204,6 +231,11 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env, cwd 
     const lines = errors.slice(0, 5).map((e) => `  ${e.path.slice(1).replaceAll("/", ".") || "(root)"}: ${e.message}`);
     throw new ConfigError(`${where} is invalid:\n${lines.join("\n")}`);
   }
+  const pk = merged.passkeys as { rp_id: string; origin: string };
+  if (Boolean(pk.rp_id) !== Boolean(pk.origin)) throw new ConfigError("passkeys: set both rp_id and origin (or neither, to turn passkeys off)");
+  if (pk.origin && !/^https?:\/\/[^/\s]+$/.test(pk.origin)) throw new ConfigError(`passkeys.origin: "${pk.origin}" must be scheme://host[:port] with no path`);
+  const auth = merged.auth as { session_idle_secs: number; session_max_secs: number };
+  if (auth.session_idle_secs > auth.session_max_secs) throw new ConfigError("auth.session_idle_secs must not exceed auth.session_max_secs");
   try {
     parseReplica((merged.backup as { replica: string }).replica);
   } catch (err) {

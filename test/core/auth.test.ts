@@ -53,8 +53,8 @@ describe("session class", () => {
     h.ctx.db.query("UPDATE sessions SET revoked_at = 1 WHERE id = ?").run(session.id);
     expect((await call("GET", "/session", bearer(session.token))).body.error.type).toBe("invalid_session");
 
-    const other = accountWithSession(h.ctx, 1000);
-    h.clock.advance(1000);
+    const other = accountWithSession(h.ctx);
+    h.clock.advance(h.ctx.config.auth.session_idle_secs * 1000);
     expect((await call("GET", "/session", bearer(other.session.token))).body.error.type).toBe("session_expired");
 
     const third = accountWithSession(h.ctx);

@@ -9,9 +9,10 @@ import type { Context } from "../../src/context.ts";
 import { createAccount } from "../../src/domains/accounts/service.ts";
 import { issueSession } from "../../src/domains/auth/sessions.ts";
 
-export function accountWithSession(ctx: Context, ttlMs = 3_600_000) {
+/** An account and a live session for it (as sign-in would make them). */
+export function accountWithSession(ctx: Context) {
   const account = createAccount(ctx);
-  const session = issueSession(ctx, account.id, ttlMs);
+  const session = issueSession(ctx, { accountId: account.id, method: "operator" });
   return { account, session };
 }
 
