@@ -1,4 +1,5 @@
 /** The command tree: every `svc …` command, by group. */
+import { accountsGroup } from "./accounts.ts";
 import { adminGroup } from "./admin.ts";
 import { backupGroup } from "./backup.ts";
 import type { Group } from "./command.ts";
@@ -12,5 +13,5 @@ import { versionCommand } from "./version.ts";
 export const commandTree: Group = {
   name: "",
   summary: "svc: a self-hosted gateway for autonomous software agents",
-  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, adminGroup],
+  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, adminGroup],
 };

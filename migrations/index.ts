@@ -5,6 +5,8 @@
  */
 import m0001 from "./0001_core.sql" with { type: "text" };
 import m0002 from "./0002_auth.sql" with { type: "text" };
+import m0003 from "./0003_passkeys.sql" with { type: "text" };
+import m0004 from "./0004_orgs.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -15,4 +17,6 @@ export interface Migration {
 export const migrations: Migration[] = [
   { version: 1, name: "0001_core", sql: m0001 },
   { version: 2, name: "0002_auth", sql: m0002 },
+  { version: 3, name: "0003_passkeys", sql: m0003 },
+  { version: 4, name: "0004_orgs", sql: m0004 },
 ];

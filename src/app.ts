@@ -11,8 +11,11 @@ import { bodyHook } from "./core/body.ts";
 import { errorHandler } from "./core/error-handler.ts";
 import { isDenied } from "./domains/admin/denylist.ts";
 import { adminRoutes } from "./domains/admin/routes.ts";
+import { passkeyRoutes } from "./domains/auth/passkey-routes.ts";
+import { authRoutes } from "./domains/auth/routes.ts";
 import { metaRoutes } from "./domains/meta/routes.ts";
 import { metricsRoutes } from "./domains/metrics/routes.ts";
+import { orgRoutes } from "./domains/orgs/routes.ts";
 import { statusRoutes } from "./domains/status/routes.ts";
 
 export function buildApp(ctx: Context): AnyElysia {
@@ -32,6 +35,9 @@ export function buildApp(ctx: Context): AnyElysia {
     .use(statusRoutes(ctx));
 
   // Route groups. A group whose configuration is absent is not mounted (404, absent from OpenAPI).
+  if (ctx.config.passkeys.rp_id && ctx.config.passkeys.origin) app.use(passkeyRoutes(ctx));
+  app.use(orgRoutes(ctx));
+  app.use(authRoutes(ctx));
 
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));

@@ -3,14 +3,21 @@
  * `svc serve` calls this before starting the scheduler; a domain adds its jobs here.
  */
 import type { Context } from "./context.ts";
+import { registerPasskeyJobs } from "./domains/auth/passkeys.ts";
+import { pruneNonces } from "./domains/auth/siwe.ts";
 import { registerHealthJobs } from "./domains/status/health.ts";
 
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 export function registerJobs(ctx: Context): void {
   registerHealthJobs(ctx);
+  registerPasskeyJobs(ctx);
   ctx.scheduler.every("jobs.prune_failed", DAY_MS, () => {
     ctx.scheduler.pruneFailed(30 * DAY_MS);
+  });
+  ctx.scheduler.every("auth.prune_nonces", HOUR_MS, () => {
+    pruneNonces(ctx);
   });
   // Replication lag and last sync for /v1/status and /metrics (a no-op when svc is not replicating).
   ctx.scheduler.every("backup.monitor", 5_000, () => ctx.replication.refresh());

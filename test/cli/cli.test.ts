@@ -218,3 +218,23 @@ describe("svc admin", () => {
     expect(audit.every((a) => a.actor === "cli")).toBe(true);
   });
 });
+
+describe("svc accounts", () => {
+  test("create for a wallet (idempotent), list and show by id or wallet", async () => {
+    const { dir } = await setUp(["--replica", "off"]);
+    const wallet = "0x6fcEB1e041201cC8E13c71A0e169A208F68718b4";
+    const made = await runSvc(["accounts", "create", "--wallet", wallet.toLowerCase(), "--data-dir", dir]);
+    expect(made.code).toBe(0);
+    const id = /created (acct_\S+)/.exec(made.stdout)![1]!;
+    const again = await runSvc(["accounts", "create", "--wallet", wallet, "--data-dir", dir, "--json"]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ id, created: false, wallets: [wallet] });
+    const list = await runSvc(["accounts", "list", "--json", "--data-dir", dir]);
+    expect(JSON.parse(list.stdout).map((a: { id: string }) => a.id)).toEqual([id]);
+    const byWallet = await runSvc(["accounts", "show", wallet.toUpperCase().replace("0X", "0x"), "--data-dir", dir]);
+    expect(byWallet.stdout).toContain(`account:   ${id}`);
+    expect(byWallet.stdout).toContain(`wallets:   ${wallet}`);
+    expect((await runSvc(["accounts", "show", "acct_nope", "--data-dir", dir])).code).toBe(1);
+    expect((await runSvc(["accounts", "create", "--data-dir", dir])).code).toBe(2);
+    expect((await runSvc(["accounts", "create", "--wallet", "0x12", "--data-dir", dir])).code).toBe(2);
+  });
+});

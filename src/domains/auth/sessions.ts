@@ -115,6 +115,11 @@ export function sessionCookie(ctx: Context, issued: Pick<IssuedSession, "token" 
   };
 }
 
+/** An expired, empty svc_session cookie: tells the browser to forget it (sent on every logout). */
+export function clearedSessionCookie(ctx: Context) {
+  return { ...sessionCookie(ctx, { token: "", expires_at: 0 }), maxAge: 0 };
+}
+
 export function resolveSession(ctx: Context, tokenSha256: string): SessionPrincipal {
   const row = ctx.db
     .query<Pick<Row, "id" | "account_id" | "expires_at" | "max_expires_at" | "last_seen_at" | "revoked_at">, [string]>(

@@ -33,7 +33,7 @@ export function findAccountByWallet(ctx: Context, address: string): string | nul
 }
 
 export function listWallets(ctx: Context, accountId: string): WalletView[] {
-  return ctx.db.query<Row, [string]>("SELECT * FROM wallets WHERE account_id = ? ORDER BY created_at, address").all(accountId).map(view);
+  return ctx.db.query<Row, [string]>("SELECT * FROM wallets WHERE account_id = ? ORDER BY created_at, rowid").all(accountId).map(view);
 }
 
 /** Adds a wallet to an account. Idempotent for the same account; 409 when another account holds it. */
@@ -63,6 +63,6 @@ export function removeWallet(ctx: Context, accountId: string, address: string): 
 
 /** The wallet an account shows as its identity: the first one linked. */
 export function primaryWallet(ctx: Context, accountId: string): string | null {
-  const row = ctx.db.query<{ address: string }, [string]>("SELECT address FROM wallets WHERE account_id = ? ORDER BY created_at, address LIMIT 1").get(accountId);
+  const row = ctx.db.query<{ address: string }, [string]>("SELECT address FROM wallets WHERE account_id = ? ORDER BY created_at, rowid LIMIT 1").get(accountId);
   return row ? toChecksumAddress(row.address) : null;
 }
