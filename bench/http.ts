@@ -5,29 +5,21 @@
  *   GET /           banner JSON, public route through the rate-limit guard
  *   GET /v1/status  public JSON route that reads SQLite
  *
- * Sets up a throwaway data dir, starts `dist/svc serve` on a free loopback port with the public
- * rate limit disabled, loads each route with wrk (when on PATH) or a Bun fetch loop, prints
+ * Sets up a throwaway data dir (replication off), starts `dist/svc serve` on a free loopback port
+ * with the public rate limit disabled, loads each route with wrk (when on PATH) or a Bun fetch loop, prints
  * the figures and stops the server again. It only reports numbers: no thresholds, no pass/fail.
  *
  * Usage: bun bench/http.ts [--concurrency 32] [--duration 5] [--generator auto|wrk|bun] [--json]
  * See bench/README.md.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
-import { availableParallelism, cpus, release, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { ensureBinary, log, machineInfo, parseFlags, percentile, runWithServer, SvcServer, svcVersion } from "./support.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
-const BIN = join(ROOT, "dist", "svc");
-const SOURCE_DIRS = ["src", "cli", "migrations"];
 const ROUTES = [
   { path: "/healthz", what: "liveness, text 'ok'" },
   { path: "/", what: "banner JSON, public guard" },
   { path: "/v1/status", what: "public JSON, reads SQLite" },
 ] as const;
 const WARMUP_SECS = 1;
-const READY_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 10_000;
 
 type GeneratorName = "wrk" | "bun";
@@ -50,217 +42,28 @@ interface RouteResult {
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
-function usage(): string {
-  return `usage: bun bench/http.ts [options]
+const USAGE = `usage: bun bench/http.ts [options]
 
   --concurrency N     concurrent connections / request loops (default 32)
   --duration SECS     measured seconds per route, after a ${WARMUP_SECS} s warm-up (default 5)
-  --generator NAME    auto (wrk if on PATH, else bun), wrk, or bun (default auto)
-  --json              print the figures as JSON instead of a table
-  -h, --help          this text`;
-}
+  --generator NAME    auto (wrk if on PATH, else bun), wrk, or bun (default auto)`;
 
 function parseOptions() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: Bun.argv.slice(2),
-      options: {
-        concurrency: { type: "string", default: "32" },
-        duration: { type: "string", default: "5" },
-        generator: { type: "string", default: "auto" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${usage()}`);
-    process.exit(2);
-  }
-  const { values } = parsed;
-  if (values.help) {
-    console.log(usage());
-    process.exit(0);
-  }
+  const { values, fail } = parseFlags(
+    {
+      concurrency: { type: "string", default: "32" },
+      duration: { type: "string", default: "5" },
+      generator: { type: "string", default: "auto" },
+    },
+    USAGE,
+  );
   const concurrency = Number(values.concurrency);
   const duration = Number(values.duration);
   const generator = values.generator;
-  const fail = (msg: string): never => {
-    console.error(`${msg}\n\n${usage()}`);
-    process.exit(2);
-  };
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) fail(`--concurrency must be an integer from 1 to 10000, got "${values.concurrency}"`);
   if (!Number.isInteger(duration) || duration < 1 || duration > 3600) fail(`--duration must be whole seconds from 1 to 3600, got "${values.duration}"`);
   if (generator !== "auto" && generator !== "wrk" && generator !== "bun") fail(`--generator must be auto, wrk or bun, got "${generator}"`);
   return { concurrency, duration, generator: generator as "auto" | GeneratorName, json: values.json };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-
-const log = (msg: string) => console.error(`[bench] ${msg}`);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-async function run(cmd: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}) {
-  const proc = Bun.spawn(cmd, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  let entries;
-  try {
-    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    try {
-      newest = Math.max(newest, statSync(join(e.parentPath, e.name)).mtimeMs);
-    } catch {
-      // removed while we looked (someone is editing); ignore
-    }
-  }
-  return newest;
-}
-
-/** A port the kernel says is free right now (there is a small window before svc binds it). */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => (port ? resolvePort(port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-/** The environment for svc: ours without any SVC_* (so a stray SVC_CONFIG cannot redirect it). */
-function svcEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("SVC_")) env[k] = v;
-  return { ...env, ...extra };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length); // nearest-rank
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Build
-
-async function ensureBinary(): Promise<void> {
-  let binMtime = 0;
-  try {
-    binMtime = statSync(BIN).mtimeMs;
-  } catch {
-    // missing
-  }
-  const newestSource = Math.max(...SOURCE_DIRS.map((d) => newestMtime(join(ROOT, d))));
-  if (binMtime && binMtime >= newestSource) {
-    log(`using ${BIN} (newer than ${SOURCE_DIRS.join("/, ")}/)`);
-    return;
-  }
-  log(binMtime ? `${BIN} is older than the sources; running 'bun run build'` : `${BIN} is missing; running 'bun run build'`);
-  const build = await run([process.execPath, "run", "build"]);
-  if (build.code !== 0) {
-    console.error(build.stdout + build.stderr);
-    throw new Error(`'bun run build' failed with exit code ${build.code}`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server under test
-
-class Server {
-  private proc: ReturnType<typeof Bun.spawn> | null = null;
-  private stderrTail = "";
-  readonly dataDir = mkdtempSync(join(tmpdir(), "svc-bench-"));
-  url = "";
-
-  async start(): Promise<void> {
-    const port = await freePort();
-    const listen = `127.0.0.1:${port}`;
-    this.url = `http://${listen}`;
-    const env = svcEnv({ SVC_LOG_LEVEL: "warn" });
-    const setup = await run([BIN, "setup", "--yes", "--data-dir", this.dataDir, "--listen", listen], { env });
-    if (setup.code !== 0) throw new Error(`svc setup failed (exit ${setup.code}):\n${setup.stdout}${setup.stderr}`);
-
-    if (this.stopping) throw new Error("interrupted before svc serve started");
-    this.proc = Bun.spawn([BIN, "serve", "--data-dir", this.dataDir], {
-      cwd: this.dataDir,
-      env: svcEnv({ SVC_RATE_LIMIT_PER_MINUTE: "0", SVC_LOG_LEVEL: "warn" }),
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "pipe",
-    });
-    log(`started svc serve, pid ${this.proc.pid}, ${this.url}, data dir ${this.dataDir}`);
-    void this.drainStderr(this.proc.stderr as ReadableStream<Uint8Array>);
-
-    const deadline = performance.now() + READY_TIMEOUT_MS;
-    while (performance.now() < deadline) {
-      if (this.proc.exitCode !== null || this.proc.signalCode !== null) {
-        throw new Error(`svc serve exited early (code ${this.proc.exitCode}, signal ${this.proc.signalCode}):\n${this.stderrTail}`);
-      }
-      try {
-        const res = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(500) });
-        const body = await res.text();
-        if (res.ok && body.trim() === "ok") return;
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
-    }
-    throw new Error(`svc serve did not answer GET /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${this.stderrTail}`);
-  }
-
-  private async drainStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of stream) this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(-8192);
-    } catch {
-      // stream closed
-    }
-  }
-
-  private stopping: Promise<void> | null = null;
-
-  /**
-   * SIGTERM by PID, SIGKILL if still there after STOP_TIMEOUT_MS; then removes the data dir.
-   * Idempotent: every caller waits for the same stop, so nobody exits before the child is gone.
-   */
-  stop(): Promise<void> {
-    return (this.stopping ??= this.doStop());
-  }
-
-  private async doStop(): Promise<void> {
-    const proc = this.proc;
-    if (proc && proc.exitCode === null && proc.signalCode === null) {
-      const t0 = performance.now();
-      proc.kill("SIGTERM");
-      const exited = await Promise.race([proc.exited.then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
-      if (!exited) {
-        log(`svc (pid ${proc.pid}) still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; sending SIGKILL`);
-        proc.kill("SIGKILL");
-        await proc.exited;
-      } else {
-        log(`stopped svc (pid ${proc.pid}) in ${Math.round(performance.now() - t0)} ms, exit code ${proc.exitCode}`);
-      }
-    }
-    rmSync(this.dataDir, { recursive: true, force: true });
-  }
-
-  get logTail(): string {
-    return this.stderrTail;
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,23 +149,6 @@ async function measure(generator: GeneratorName, url: string, concurrency: numbe
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function machineInfo(svcVersion: string) {
-  const cpuList = cpus();
-  let nproc: number;
-  try {
-    nproc = availableParallelism();
-  } catch {
-    nproc = cpuList.length;
-  }
-  return {
-    nproc,
-    cpu_model: cpuList[0]?.model?.trim() ?? "unknown",
-    os: `${process.platform}-${process.arch} ${release()}`,
-    bun_version: Bun.version,
-    svc_version: svcVersion,
-  };
-}
-
 function table(results: RouteResult[]): string {
   const head = ["route", "generator", "concurrency", "req/s", "p50 ms", "p99 ms", "errors"];
   const rows = results.map((r) => [
@@ -394,9 +180,7 @@ async function main(): Promise<number> {
   }
 
   await ensureBinary();
-  const versionOut = await run([BIN, "version"], { env: svcEnv({}) });
-  const svcVersion = versionOut.stdout.trim() || "unknown";
-  const machine = machineInfo(svcVersion);
+  const machine = machineInfo(await svcVersion());
   const generatorNote =
     generator === "wrk"
       ? `wrk ${wrkPath} (-t${Math.min(2, opts.concurrency)} -c${opts.concurrency}, keep-alive)`
@@ -406,21 +190,11 @@ async function main(): Promise<number> {
   }`;
   log(`generator: ${generatorNote}`);
 
-  const server = new Server();
-  let interrupted = false;
-  const cleanup = async (signal: string) => {
-    interrupted = true;
-    log(`${signal}: stopping`);
-    activeWrk?.kill("SIGTERM");
-    await server.stop().catch(() => {});
-    process.exit(130);
-  };
-  process.once("SIGINT", () => void cleanup("SIGINT"));
-  process.once("SIGTERM", () => void cleanup("SIGTERM"));
-
-  const results: RouteResult[] = [];
-  try {
-    await server.start();
+  // Replication off: this bench measures the gateway's HTTP path, and a Litestream child would
+  // only take CPU from it (and put a replica on disk).
+  const server = new SvcServer("svc-bench-", STOP_TIMEOUT_MS);
+  const outcome = await runWithServer(server, ["--replica", "off"], () => activeWrk?.kill("SIGTERM"), async () => {
+    const results: RouteResult[] = [];
     for (const route of ROUTES) {
       const url = `${server.url}${route.path}`;
       const probe = await fetch(url);
@@ -443,12 +217,10 @@ async function main(): Promise<number> {
         socket_errors: r.socketErrors,
       });
     }
-  } catch (err) {
-    if (!interrupted) console.error(`[bench] failed: ${err instanceof Error ? err.message : String(err)}`);
-    await server.stop();
-    return interrupted ? 130 : 1;
-  }
-  await server.stop();
+    return results;
+  });
+  if (!outcome.ok) return outcome.code;
+  const results = outcome.value;
 
   if (opts.json) {
     console.log(

@@ -17,22 +17,15 @@
  * See bench/README.md.
  */
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
-import { availableParallelism, cpus, release, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
-const BIN = join(ROOT, "dist", "svc");
-const SOURCE_DIRS = ["src", "cli", "migrations"];
-const READY_TIMEOUT_MS = 10_000;
 /** How long to wait for the replica's first backup before the writer starts. */
 const FIRST_BACKUP_TIMEOUT_MS = 15_000;
 /** After the writer stops, keep probing at most this long for rows not seen yet. */
 const DRAIN_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
-const LITESTREAM_STOP_TIMEOUT_MS = 10_000;
 const RESTORE_TIMEOUT_MS = 30_000;
 const WRITE_TIMEOUT_MS = 10_000;
 /** Requests in flight at once; when svc falls this far behind, the writer waits (the achieved rate drops). */
@@ -41,47 +34,24 @@ const MAX_IN_FLIGHT = 256;
 // ---------------------------------------------------------------------------------------------
 // Arguments
 
-function usage(): string {
-  return `usage: bun bench/replication.ts [options]
+const USAGE = `usage: bun bench/replication.ts [options]
 
   --rate N            writes per second (default 20)
   --duration SECS     seconds of writing (default 30)
-  --probe-ms MS       start a restore from the replica every MS milliseconds (default 250)
-  --json              print the figures as JSON instead of a table
-  -h, --help          this text`;
-}
+  --probe-ms MS       start a restore from the replica every MS milliseconds (default 250)`;
 
 function parseOptions() {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: Bun.argv.slice(2),
-      options: {
-        rate: { type: "string", default: "20" },
-        duration: { type: "string", default: "30" },
-        "probe-ms": { type: "string", default: "250" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    });
-  } catch (err) {
-    console.error(`${err instanceof Error ? err.message : String(err)}\n\n${usage()}`);
-    process.exit(2);
-  }
-  const { values } = parsed;
-  if (values.help) {
-    console.log(usage());
-    process.exit(0);
-  }
+  const { values, fail } = parseFlags(
+    {
+      rate: { type: "string", default: "20" },
+      duration: { type: "string", default: "30" },
+      "probe-ms": { type: "string", default: "250" },
+    },
+    USAGE,
+  );
   const rate = Number(values.rate);
   const duration = Number(values.duration);
   const probeMs = Number(values["probe-ms"]);
-  const fail = (msg: string): never => {
-    console.error(`${msg}\n\n${usage()}`);
-    process.exit(2);
-  };
   if (!Number.isFinite(rate) || rate <= 0 || rate > 5000) fail(`--rate must be a number of writes per second above 0 and up to 5000, got "${values.rate}"`);
   if (!Number.isInteger(duration) || duration < 1 || duration > 3600) fail(`--duration must be whole seconds from 1 to 3600, got "${values.duration}"`);
   if (!Number.isInteger(probeMs) || probeMs < 10 || probeMs > 60_000) fail(`--probe-ms must be whole milliseconds from 10 to 60000, got "${values["probe-ms"]}"`);
@@ -90,61 +60,6 @@ function parseOptions() {
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
-
-const log = (msg: string) => console.error(`[bench] ${msg}`);
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const now = () => performance.now();
-
-async function run(cmd: string[], options: { env?: Record<string, string | undefined>; cwd?: string } = {}) {
-  const proc = Bun.spawn(cmd, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  let entries;
-  try {
-    entries = readdirSync(dir, { recursive: true, withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    if (!e.isFile()) continue;
-    try {
-      newest = Math.max(newest, statSync(join(e.parentPath, e.name)).mtimeMs);
-    } catch {
-      // removed while we looked (someone is editing); ignore
-    }
-  }
-  return newest;
-}
-
-/** A port the kernel says is free right now (there is a small window before svc binds it). */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => (port ? resolvePort(port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-/** The environment for svc: ours without any SVC_* (so a stray SVC_CONFIG cannot redirect it). */
-function svcEnv(extra: Record<string, string>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("SVC_")) env[k] = v;
-  return { ...env, ...extra };
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length); // nearest-rank
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
 
 function mean(values: number[]): number {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN;
@@ -158,206 +73,6 @@ function round(n: number, digits = 3): number | null {
 }
 
 const randomHex64 = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex");
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === "EPERM";
-  }
-}
-
-/** Alive and not a zombie (a dead child of a dead parent waits a moment for init to reap it). */
-function isRunning(pid: number): boolean {
-  if (!isAlive(pid)) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return !existsSync("/proc/self/stat"); // no procfs: trust kill(pid, 0)
-  }
-}
-
-function commandLine(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-  } catch {
-    return "";
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Build
-
-async function ensureBinary(): Promise<void> {
-  let binMtime = 0;
-  try {
-    binMtime = statSync(BIN).mtimeMs;
-  } catch {
-    // missing
-  }
-  const newestSource = Math.max(...SOURCE_DIRS.map((d) => newestMtime(join(ROOT, d))));
-  if (binMtime && binMtime >= newestSource) {
-    log(`using ${BIN} (newer than ${SOURCE_DIRS.join("/, ")}/)`);
-    return;
-  }
-  log(binMtime ? `${BIN} is older than the sources; running 'bun run build'` : `${BIN} is missing; running 'bun run build'`);
-  const build = await run([process.execPath, "run", "build"]);
-  if (build.code !== 0) {
-    console.error(build.stdout + build.stderr);
-    throw new Error(`'bun run build' failed with exit code ${build.code}`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server under test, with its Litestream child
-
-class Server {
-  private proc: ReturnType<typeof Bun.spawn> | null = null;
-  private stderrTail = "";
-  /** Litestream PIDs read from ROOT/data/litestream.pid while svc ran (svc may restart it). */
-  private readonly litestreamPids = new Set<number>();
-  readonly root = mkdtempSync(join(tmpdir(), "svc-bench-repl-"));
-  readonly dataDir = join(this.root, "data");
-  readonly replicaDir = join(this.root, "replica");
-  readonly replicaUrl = `file://${this.replicaDir}`;
-  readonly adminToken = `svcadm_bench_${randomHex64().slice(0, 32)}`;
-  url = "";
-  /** What the run left behind, checked after the stop. */
-  leftovers: string[] = [];
-
-  get pid(): number | null {
-    return this.proc?.pid ?? null;
-  }
-
-  get exited(): boolean {
-    return !this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null;
-  }
-
-  async start(): Promise<void> {
-    const port = await freePort();
-    const listen = `127.0.0.1:${port}`;
-    this.url = `http://${listen}`;
-    const env = svcEnv({ SVC_LOG_LEVEL: "warn" });
-    const setup = await run(
-      [BIN, "setup", "--yes", "--data-dir", this.dataDir, "--listen", listen, "--admin-token", this.adminToken, "--replica", this.replicaUrl],
-      { env },
-    );
-    if (setup.code !== 0) throw new Error(`svc setup failed (exit ${setup.code}):\n${setup.stdout}${setup.stderr}`);
-
-    if (this.stopping) throw new Error("interrupted before svc serve started");
-    this.proc = Bun.spawn([BIN, "serve", "--data-dir", this.dataDir], {
-      cwd: this.root,
-      env: svcEnv({ SVC_RATE_LIMIT_PER_MINUTE: "0", SVC_LOG_LEVEL: "warn" }),
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "pipe",
-    });
-    log(`started svc serve, pid ${this.proc.pid}, ${this.url}, root dir ${this.root}`);
-    void this.drainStderr(this.proc.stderr as ReadableStream<Uint8Array>);
-
-    const deadline = now() + READY_TIMEOUT_MS;
-    while (now() < deadline) {
-      if (this.exited) throw new Error(`svc serve exited early (code ${this.proc.exitCode}, signal ${this.proc.signalCode}):\n${this.stderrTail}`);
-      try {
-        const res = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(500) });
-        const body = await res.text();
-        if (res.ok && body.trim() === "ok") {
-          this.noteLitestreamPid();
-          if (this.litestreamPids.size) log(`svc's litestream runs as pid ${[...this.litestreamPids].join(", ")}`);
-          else log("warning: no litestream.pid in the data dir; svc may not be replicating");
-          return;
-        }
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
-    }
-    throw new Error(`svc serve did not answer GET /healthz within ${READY_TIMEOUT_MS / 1000} s:\n${this.stderrTail}`);
-  }
-
-  /** Remembers the PID in ROOT/data/litestream.pid, if any. */
-  noteLitestreamPid(): void {
-    try {
-      const pid = Number(readFileSync(join(this.dataDir, "litestream.pid"), "utf8").trim());
-      if (Number.isInteger(pid) && pid > 1) this.litestreamPids.add(pid);
-    } catch {
-      // not there (yet, or any more)
-    }
-  }
-
-  /** A recorded Litestream PID that still runs Litestream (not a reused PID). */
-  private liveLitestream(pid: number): boolean {
-    return isRunning(pid) && commandLine(pid).includes("litestream");
-  }
-
-  private async drainStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of stream) this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(-8192);
-    } catch {
-      // stream closed
-    }
-  }
-
-  private stopping: Promise<void> | null = null;
-
-  /**
-   * SIGTERM to svc by PID, SIGKILL if still there after STOP_TIMEOUT_MS; then makes sure the
-   * Litestream PIDs it read from litestream.pid are gone (SIGTERM, then SIGKILL), and removes
-   * the root dir. Idempotent: every caller waits for the same stop.
-   */
-  stop(): Promise<void> {
-    return (this.stopping ??= this.doStop());
-  }
-
-  private async doStop(): Promise<void> {
-    const proc = this.proc;
-    this.noteLitestreamPid();
-    if (proc && !this.exited) {
-      const t0 = now();
-      proc.kill("SIGTERM");
-      const exited = await Promise.race([proc.exited.then(() => true), sleep(STOP_TIMEOUT_MS).then(() => false)]);
-      if (!exited) {
-        log(`svc (pid ${proc.pid}) still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM; sending SIGKILL`);
-        proc.kill("SIGKILL");
-        await proc.exited;
-      } else {
-        log(`stopped svc (pid ${proc.pid}) in ${Math.round(now() - t0)} ms, exit code ${proc.exitCode}`);
-      }
-    }
-    for (const pid of this.litestreamPids) {
-      if (!this.liveLitestream(pid)) continue;
-      log(`litestream (pid ${pid}) outlived svc; sending SIGTERM`);
-      try {
-        process.kill(pid, "SIGTERM");
-      } catch {
-        continue;
-      }
-      const deadline = now() + LITESTREAM_STOP_TIMEOUT_MS;
-      while (now() < deadline && this.liveLitestream(pid)) await sleep(50);
-      if (this.liveLitestream(pid)) {
-        log(`litestream (pid ${pid}) still running after SIGTERM; sending SIGKILL`);
-        try {
-          process.kill(pid, "SIGKILL");
-        } catch {
-          // gone meanwhile
-        }
-        await sleep(200);
-      }
-    }
-    const pids = [...(proc ? [proc.pid] : []), ...this.litestreamPids];
-    this.leftovers = pids.filter(isRunning).map((pid) => `pid ${pid} (${commandLine(pid).trim() || "?"})`);
-    if (this.leftovers.length) log(`warning: still running after the stop: ${this.leftovers.join(", ")}`);
-    else if (pids.length) log(`checked by PID: svc and litestream are gone (${pids.join(", ")})`);
-    rmSync(this.root, { recursive: true, force: true });
-  }
-
-  get logTail(): string {
-    return this.stderrTail;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Writer and prober
@@ -578,25 +293,6 @@ class Prober {
 // ---------------------------------------------------------------------------------------------
 // Output
 
-function machineInfo(svcVersion: string, litestreamVersion: string, litestreamPath: string) {
-  const cpuList = cpus();
-  let nproc: number;
-  try {
-    nproc = availableParallelism();
-  } catch {
-    nproc = cpuList.length;
-  }
-  return {
-    nproc,
-    cpu_model: cpuList[0]?.model?.trim() ?? "unknown",
-    os: `${process.platform}-${process.arch} ${release()}`,
-    bun_version: Bun.version,
-    svc_version: svcVersion,
-    litestream_version: litestreamVersion,
-    litestream_path: litestreamPath,
-  };
-}
-
 /** backup.sync_interval_secs and backup.litestream from the svc.toml setup wrote (svc's defaults when absent). */
 function readSvcToml(dataDir: string): { syncIntervalSecs: number; litestream: string } {
   let backup: { sync_interval_secs?: unknown; litestream?: unknown } = {};
@@ -647,39 +343,35 @@ async function main(): Promise<number> {
   }
 
   await ensureBinary();
-  const versionOut = await run([BIN, "version"], { env: svcEnv({}) });
-  const svcVersion = versionOut.stdout.trim() || "unknown";
+  const svcVersionText = await svcVersion();
 
-  const server = new Server();
+  // Data dir and replica both live under the server's temp root, so removing it removes both.
+  const server = new SvcServer("svc-bench-repl-", STOP_TIMEOUT_MS);
+  const replicaUrl = `file://${join(server.root, "replica")}`;
+  const adminToken = `svcadm_bench_${randomHex64().slice(0, 32)}`;
   let writer: Writer | null = null;
   let prober: Prober | null = null;
-  let interrupted = false;
-  const cleanup = async (signal: string) => {
-    interrupted = true;
-    log(`${signal}: stopping`);
+  const abort = () => {
     writer?.abort();
     prober?.abort();
-    await server.stop().catch(() => {});
-    process.exit(130);
   };
-  process.once("SIGINT", () => void cleanup("SIGINT"));
-  process.once("SIGTERM", () => void cleanup("SIGTERM"));
-
-  let figures;
-  try {
-    await server.start();
+  const outcome = await runWithServer(server, ["--admin-token", adminToken, "--replica", replicaUrl], abort, async (interrupted) => {
+    const litestreamPids = server.litestreamPids;
+    if (litestreamPids.length) log(`svc's litestream runs as pid ${litestreamPids.join(", ")}`);
+    else log("warning: no litestream.pid in the data dir; svc may not be replicating");
     const toml = readSvcToml(server.dataDir);
     const litestreamPath = resolveProgram(toml.litestream) ?? litestreamOnPath;
     const lsVersion = (await run([litestreamPath, "version"])).stdout.trim() || "unknown";
     const monitorInterval = readMonitorInterval(server.dataDir);
-    const machine = machineInfo(svcVersion, lsVersion, litestreamPath);
+    const machine = { ...machineInfo(svcVersionText), litestream_version: lsVersion, litestream_path: litestreamPath };
 
-    prober = new Prober(litestreamPath, server.replicaUrl, join(server.root, "probe"), opts.probeMs);
+    prober = new Prober(litestreamPath, replicaUrl, join(server.root, "probe"), opts.probeMs);
+    const p = prober;
     log("waiting for the replica's first backup");
-    await prober.waitForFirstBackup(FIRST_BACKUP_TIMEOUT_MS);
+    await p.waitForFirstBackup(FIRST_BACKUP_TIMEOUT_MS);
 
     log(`writing ${opts.rate}/s for ${opts.duration} s while restoring the replica every ${opts.probeMs} ms`);
-    writer = new Writer(server.url, server.adminToken, opts.rate, opts.duration);
+    writer = new Writer(server.url, adminToken, opts.rate, opts.duration);
     const w = writer;
     let writerDone = false;
     let drainStartedAt = 0;
@@ -692,20 +384,17 @@ async function main(): Promise<number> {
       }
       if (!writerDone) return false;
       if (now() - drainStartedAt > DRAIN_TIMEOUT_MS) return true;
-      for (const sha of w.commits.keys()) if (!prober!.seen.has(sha)) return false;
+      for (const sha of w.commits.keys()) if (!p.seen.has(sha)) return false;
       return true;
     };
-    const probing = prober.run(done);
+    const probing = p.run(done);
     const wr = await w.run();
     writerDone = true;
     drainStartedAt = now();
-    if (!interrupted) log(`writer done: ${wr.commits.size} rows committed; probing until the replica holds all of them (at most ${DRAIN_TIMEOUT_MS / 1000} s)`);
+    if (!interrupted()) log(`writer done: ${wr.commits.size} rows committed; probing until the replica holds all of them (at most ${DRAIN_TIMEOUT_MS / 1000} s)`);
     const pr = await probing;
     const drainMs = now() - drainStartedAt;
-    if (interrupted) {
-      await server.stop();
-      return 130;
-    }
+    if (interrupted()) throw new Error("interrupted");
     if (svcDied) throw new Error(`svc serve exited during the run:\n${server.logTail}`);
     if (wr.commits.size === 0) throw new Error(`no write was committed (${wr.errors} errors: ${JSON.stringify(wr.errorKinds)})`);
 
@@ -730,7 +419,7 @@ async function main(): Promise<number> {
     const commitSpanSecs = (wr.lastCommitAt - wr.firstCommitAt) / 1000;
     const achievedRate = wr.commits.size > 1 && commitSpanSecs > 0 ? (wr.commits.size - 1) / commitSpanSecs : Number.NaN;
     const sortedResp = Float64Array.from(wr.responseMs).sort();
-    figures = {
+    return {
       machine,
       litestream: {
         sync_interval_secs: toml.syncIntervalSecs,
@@ -765,20 +454,10 @@ async function main(): Promise<number> {
       drain_secs: round(drainMs / 1000, 2),
       status_replication: replication,
     };
-  } catch (err) {
-    if (!interrupted) console.error(`[bench] failed: ${err instanceof Error ? err.message : String(err)}`);
-    writer?.abort();
-    prober?.abort();
-    await server.stop();
-    return interrupted ? 130 : 1;
-  }
-  await server.stop();
-  if (server.leftovers.length) {
-    console.error(`[bench] failed: processes left running: ${server.leftovers.join(", ")}`);
-    return 1;
-  }
+  });
+  if (!outcome.ok) return outcome.code;
 
-  const f = figures;
+  const f = outcome.value;
   const explanation =
     `lag = start of the first restore from the replica that holds the row − arrival of the row's 201: how long a committed row is missing from the replica ` +
     `(what a crash at that moment would lose). It overstates the true lag by at most one probe gap (max ${f.probe_gap_max_ms} ms here) ` +
