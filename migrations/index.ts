@@ -7,6 +7,7 @@ import m0001 from "./0001_core.sql" with { type: "text" };
 import m0002 from "./0002_auth.sql" with { type: "text" };
 import m0003 from "./0003_passkeys.sql" with { type: "text" };
 import m0004 from "./0004_orgs.sql" with { type: "text" };
+import m0005 from "./0005_keys.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -19,4 +20,5 @@ export const migrations: Migration[] = [
   { version: 2, name: "0002_auth", sql: m0002 },
   { version: 3, name: "0003_passkeys", sql: m0003 },
   { version: 4, name: "0004_orgs", sql: m0004 },
+  { version: 5, name: "0005_keys", sql: m0005 },
 ];

@@ -13,6 +13,8 @@ import { isDenied } from "./domains/admin/denylist.ts";
 import { adminRoutes } from "./domains/admin/routes.ts";
 import { passkeyRoutes } from "./domains/auth/passkey-routes.ts";
 import { authRoutes } from "./domains/auth/routes.ts";
+import { creditRoutes } from "./domains/credit/routes.ts";
+import { keyRoutes } from "./domains/keys/routes.ts";
 import { metaRoutes } from "./domains/meta/routes.ts";
 import { metricsRoutes } from "./domains/metrics/routes.ts";
 import { orgRoutes } from "./domains/orgs/routes.ts";
@@ -38,6 +40,8 @@ export function buildApp(ctx: Context): AnyElysia {
   if (ctx.config.passkeys.rp_id && ctx.config.passkeys.origin) app.use(passkeyRoutes(ctx));
   app.use(orgRoutes(ctx));
   app.use(authRoutes(ctx));
+  app.use(keyRoutes(ctx));
+  app.use(creditRoutes(ctx));
 
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));

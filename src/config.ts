@@ -63,6 +63,17 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false },
     ),
+    keys: T.Object(
+      {
+        /** A rotated key keeps working (as its replacement) this long. */
+        rotation_grace_secs: T.Integer({ minimum: 0 }),
+        /** Default circuit breaker: spend per rolling minute above this freezes a key; 0 = off. */
+        breaker_micro_usd_per_minute: T.Integer({ minimum: 0 }),
+        /** How many levels of delegated keys may hang below a key minted by a person. */
+        max_delegation_depth: T.Integer({ minimum: 0, maximum: 16 }),
+      },
+      { additionalProperties: false },
+    ),
     passkeys: T.Object(
       {
         /** WebAuthn relying party id (a registrable domain, e.g. example.com); empty = passkeys off (404). */
@@ -108,6 +119,7 @@ export function defaults(): Omit<Config, "config_path" | "public_url" | "data_di
     health: { sample_interval_secs: 60, retention_days: 90 },
     billing: { enforced: true },
     auth: { session_idle_secs: 7 * 86_400, session_max_secs: 30 * 86_400, siwe_chain_ids: [1], siwe_max_age_secs: 600 },
+    keys: { rotation_grace_secs: 86_400, breaker_micro_usd_per_minute: 5_000_000, max_delegation_depth: 4 },
     passkeys: { rp_id: "", rp_name: "svc", origin: "" },
     backup: { replica: "off", sync_interval_secs: 1, litestream: "litestream" },
   };

@@ -12,6 +12,7 @@ import { Cursors } from "./core/cursor.ts";
 import { closeDb, type Db, openDb } from "./core/db.ts";
 import { Ledger } from "./core/ledger.ts";
 import { createLogger, type Logger } from "./core/log.ts";
+import { Meter } from "./core/meter.ts";
 import { applyMigrations } from "./core/migrate.ts";
 import { Outbox, type OutboxEvent } from "./core/outbox.ts";
 import { RateLimiter } from "./core/ratelimit.ts";
@@ -35,6 +36,7 @@ export interface Context {
   events: Bus<OutboxEvent>;
   outbox: Outbox;
   ledger: Ledger;
+  meter: Meter;
   audit: AuditLog;
   scheduler: Scheduler;
   sealer: Sealer;
@@ -71,6 +73,8 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
   }
   const tx = new Transactions(db);
   const events = new Bus<OutboxEvent>();
+  const outbox = new Outbox(db, tx, clock, events);
+  const ledger = new Ledger(db, tx, clock);
   const scheduler = new Scheduler(db, tx, clock, log, {
     pollMs: config.scheduler.poll_ms,
     leaseMs: config.scheduler.lease_secs * 1000,
@@ -85,8 +89,9 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     db,
     tx,
     events,
-    outbox: new Outbox(db, tx, clock, events),
-    ledger: new Ledger(db, tx, clock),
+    outbox,
+    ledger,
+    meter: new Meter(db, tx, clock, ledger, outbox, () => config.keys.breaker_micro_usd_per_minute),
     audit: new AuditLog(db, clock),
     scheduler,
     sealer,

@@ -6,6 +6,7 @@ import type { Context } from "./context.ts";
 import { credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts";
 import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/sessions.ts";
 import { API_KEY_PREFIX, resolveApiKey } from "./domains/keys/principal.ts";
+import { hasScope, missingScope, type Scope } from "./domains/keys/scopes.ts";
 
 export const guards = {
   /** No credential; per-client rate limit. */
@@ -26,11 +27,15 @@ export const guards = {
       resolve: (sha) => resolveSession(ctx, sha),
     }),
 
-  /** Bearer sk-svc_…. */
-  apiKey: (ctx: Context) =>
+  /** Bearer sk-svc_…, holding `scope` when one is named (403 missing_scope otherwise). */
+  apiKey: (ctx: Context, scope?: Scope) =>
     credentialGuard({
       prefix: `${API_KEY_PREFIX}_`,
       name: "an API key (sk-svc_…)",
-      resolve: (sha) => resolveApiKey(ctx, sha),
+      resolve: (sha) => {
+        const principal = resolveApiKey(ctx, sha);
+        if (scope && !hasScope(principal.scopes, scope)) throw missingScope(scope);
+        return principal;
+      },
     }),
 };

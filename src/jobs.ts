@@ -19,6 +19,11 @@ export function registerJobs(ctx: Context): void {
   ctx.scheduler.every("auth.prune_nonces", HOUR_MS, () => {
     pruneNonces(ctx);
   });
+  // Reservations whose work died are given back; breaker buckets older than a minute go.
+  ctx.scheduler.every("meter.sweep", 60_000, () => {
+    ctx.meter.sweep();
+    ctx.meter.pruneWindow();
+  });
   // Replication lag and last sync for /v1/status and /metrics (a no-op when svc is not replicating).
   ctx.scheduler.every("backup.monitor", 5_000, () => ctx.replication.refresh());
 }

@@ -14,7 +14,7 @@ export type Principal =
   | { kind: "admin" }
   | { kind: "metrics" }
   | { kind: "session"; accountId: string; sessionId: string }
-  | { kind: "api_key"; accountId: string; keyId: string }
+  | { kind: "api_key"; accountId: string; keyId: string; scopes: string[] }
   | { kind: "node"; nodeId: string };
 
 /** Known secret prefixes, to tell a caller which credential a route wanted when they sent another. */

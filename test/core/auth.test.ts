@@ -72,7 +72,7 @@ describe("API-key class", () => {
     const call = probe(h);
     const { account, session } = accountWithSession(h.ctx);
     const key = apiKeyFor(h.ctx, account.id);
-    expect((await call("POST", "/key", bearer(key.token))).body).toEqual({ kind: "api_key", accountId: account.id, keyId: key.id });
+    expect((await call("POST", "/key", bearer(key.token))).body).toEqual({ kind: "api_key", accountId: account.id, keyId: key.id, scopes: ["*"] });
     expect((await call("POST", "/key")).body.error.type).toBe("missing_credentials");
     expect((await call("POST", "/key", bearer(session.token))).body.error.type).toBe("wrong_credential_class");
     expect((await call("POST", "/key", { cookie: `svc_session=${session.token}` })).body.error.type).toBe("missing_credentials");

@@ -1,13 +1,11 @@
 /**
- * Records the HTTP tests need before their own issues ship the routes that create them
- * (sessions come from sign-in, keys from POST /v1/keys). Inserted through the same tables the
- * guards read.
+ * Records the HTTP tests need, made through the same service functions the routes use
+ * (sessions come from sign-in, keys from POST /v1/keys).
  */
-import { newId } from "../../src/core/ids.ts";
-import { newSecret, secretPrefix, sha256Hex } from "../../src/core/secrets.ts";
 import type { Context } from "../../src/context.ts";
 import { createAccount } from "../../src/domains/accounts/service.ts";
 import { issueSession } from "../../src/domains/auth/sessions.ts";
+import { mintKey, revokeKey } from "../../src/domains/keys/service.ts";
 
 /** An account and a live session for it (as sign-in would make them). */
 export function accountWithSession(ctx: Context) {
@@ -16,11 +14,9 @@ export function accountWithSession(ctx: Context) {
   return { account, session };
 }
 
-export function apiKeyFor(ctx: Context, accountId: string, opts: { expiresAt?: number; revoked?: boolean } = {}) {
-  const token = newSecret("sk-svc");
-  const id = newId("key");
-  ctx.db
-    .query("INSERT INTO api_keys (id, account_id, token_sha256, prefix, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .run(id, accountId, sha256Hex(token), secretPrefix(token), ctx.clock.now(), opts.expiresAt ?? null, opts.revoked ? ctx.clock.now() : null);
-  return { id, token };
+/** An API key of the account, minted as POST /v1/keys would (optionally already revoked). */
+export function apiKeyFor(ctx: Context, accountId: string, opts: { expiresAt?: number; revoked?: boolean; scopes?: string[]; monthlyCap?: number } = {}) {
+  const { key, view } = mintKey(ctx, { accountId, expiresAt: opts.expiresAt ?? null, scopes: opts.scopes, monthlyCap: opts.monthlyCap ?? null });
+  if (opts.revoked) revokeKey(ctx, accountId, view.id);
+  return { id: view.id, token: key };
 }

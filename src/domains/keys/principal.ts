@@ -1,6 +1,8 @@
 /**
  * API keys as a credential: resolving a presented sk-svc_… key (by its sha256) to the account
- * and key it stands for, refusing revoked, expired and suspended ones.
+ * and key it stands for. A rotated key, inside its grace window, stands for its replacement
+ * (so spend and caps carry over); after it, and when revoked or expired, it is refused. A
+ * frozen key still authenticates (its owner can read its credit); the meter refuses its spending.
  */
 import { accountSuspended, type Principal } from "../../core/auth.ts";
 import { unauthorized } from "../../core/errors.ts";
@@ -11,15 +13,31 @@ export const API_KEY_PREFIX = "sk-svc";
 
 export type ApiKeyPrincipal = Extract<Principal, { kind: "api_key" }>;
 
+interface Row {
+  id: string;
+  account_id: string;
+  scopes: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  rotated_to: string | null;
+  grace_until: number | null;
+}
+
+const MAX_ROTATIONS_FOLLOWED = 8;
+
 export function resolveApiKey(ctx: Context, tokenSha256: string): ApiKeyPrincipal {
-  const row = ctx.db
-    .query<{ id: string; account_id: string; expires_at: number | null; revoked_at: number | null }, [string]>(
-      "SELECT id, account_id, expires_at, revoked_at FROM api_keys WHERE token_sha256 = ?",
-    )
-    .get(tokenSha256);
+  const select = "SELECT id, account_id, scopes, expires_at, revoked_at, rotated_to, grace_until FROM api_keys";
+  let row = ctx.db.query<Row, [string]>(`${select} WHERE token_sha256 = ?`).get(tokenSha256);
   if (!row) throw unauthorized("invalid_api_key", "the API key is not valid");
+  const now = ctx.clock.now();
+  for (let i = 0; row.rotated_to !== null; i++) {
+    if (row.grace_until === null || row.grace_until <= now || i === MAX_ROTATIONS_FOLLOWED) {
+      throw unauthorized("api_key_rotated", "the API key was rotated and its grace period is over; use the replacement");
+    }
+    row = ctx.db.query<Row, [string]>(`${select} WHERE id = ?`).get(row.rotated_to)!;
+  }
   if (row.revoked_at !== null) throw unauthorized("api_key_revoked", "the API key has been revoked");
-  if (row.expires_at !== null && row.expires_at <= ctx.clock.now()) throw unauthorized("api_key_expired", "the API key has expired");
+  if (row.expires_at !== null && row.expires_at <= now) throw unauthorized("api_key_expired", "the API key has expired");
   if (isSuspended(ctx, row.account_id)) throw accountSuspended();
-  return { kind: "api_key", accountId: row.account_id, keyId: row.id };
+  return { kind: "api_key", accountId: row.account_id, keyId: row.id, scopes: JSON.parse(row.scopes) as string[] };
 }

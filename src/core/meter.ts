@@ -1,0 +1,336 @@
+/**
+ * The meter: the one path for every billable action.
+ *
+ *   reserve(worst case)  →  do the work  →  settle(actual)  or  release()
+ *
+ * reserve, in ONE write transaction: the key may spend (not revoked, not expired, not frozen,
+ * inside its validity window, the model/service allowed), every key up its delegation chain has
+ * room under its monthly and lifetime caps (spent + held + amount), no key's circuit breaker
+ * trips, and the account's spendable credit covers the amount (a ledger hold). settle, in ONE
+ * write transaction: the ledger captures the actual cost and releases the rest, the chain's
+ * spend moves from held to spent, the usage event is written, and outbox events are queued;
+ * a receipt hook (filled by the receipts domain) runs in the same transaction.
+ *
+ * Because SQLite serialises write transactions and every check and increment happens inside
+ * one, no interleaving of requests can spend past a cap or past the balance.
+ *
+ * The meter reads and writes the key tables directly (they are part of the money path), but
+ * knows nothing of routes or HTTP.
+ */
+import type { Clock } from "./clock.ts";
+import type { Db } from "./db.ts";
+import { ApiError } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { type Ledger } from "./ledger.ts";
+import { assertMicroUsd, type MicroUsd } from "./money.ts";
+import type { Outbox } from "./outbox.ts";
+import type { Transactions } from "./transaction.ts";
+
+/** Breaker window: spend over the last minute, in 10-second buckets. */
+const BUCKET_MS = 10_000;
+const WINDOW_BUCKETS = 6;
+/** A reservation whose work has not settled after this long is presumed dead and released by the sweeper. */
+export const DEFAULT_HOLD_TTL_MS = 15 * 60_000;
+
+export interface ReserveInput {
+  accountId: string;
+  /** The API key spending; null for session-initiated work (no key controls apply). */
+  keyId: string | null;
+  /** Worst-case cost. 0 is allowed (free work still gets a usage event), negative or fractional is not. */
+  amount: MicroUsd;
+  /** Usage kind, e.g. "inference", "sandbox", "mcp_call". */
+  kind: string;
+  /** Model id or service slug, checked against a key's allowed lists. */
+  resource?: string | null;
+  /** Whether `resource` names a model or a service (which allow-list applies). */
+  resourceType?: "model" | "service";
+  runId?: string | null;
+  holdTtlMs?: number;
+}
+
+export interface Reservation {
+  holdId: string | null;
+  accountId: string;
+  keyId: string | null;
+  chain: string[];
+  month: string;
+  amount: MicroUsd;
+  kind: string;
+  resource: string | null;
+  runId: string | null;
+  reservedAt: number;
+}
+
+export interface Settlement {
+  usageEventId: string;
+  cost: MicroUsd;
+}
+
+/** Runs inside settle's transaction; the receipts domain registers one to mint the receipt. */
+export type SettleHook = (info: { reservation: Reservation; cost: MicroUsd; usageEventId: string; units: Record<string, unknown>; status: string }) => void;
+
+export const spendCapReached = (keyId: string, cap: MicroUsd, spent: MicroUsd, period: "month" | "lifetime"): ApiError =>
+  new ApiError(402, "spend_cap_reached", `API key ${keyId} has reached its ${period === "month" ? "monthly" : "total"} spend cap`, {
+    key_id: keyId,
+    cap_micro_usd: cap,
+    spent_micro_usd: spent,
+    period,
+  });
+
+export const circuitBreakerTripped = (keyId: string): ApiError =>
+  new ApiError(402, "circuit_breaker_tripped", `API key ${keyId} is frozen by its circuit breaker; POST /v1/keys/${keyId}/unfreeze lifts it (paying does not)`, {
+    key_id: keyId,
+  });
+
+const keyRefused = (type: string, message: string) => new ApiError(403, type, message);
+
+interface CapHit {
+  keyId: string;
+  month: string;
+  cap: MicroUsd;
+  spent: MicroUsd;
+  period: "month" | "lifetime";
+}
+
+interface KeyRow {
+  id: string;
+  parent_id: string | null;
+  revoked_at: number | null;
+  expires_at: number | null;
+  not_before: number | null;
+  frozen_at: number | null;
+  monthly_cap_micro_usd: number | null;
+  total_cap_micro_usd: number | null;
+  total_spent_micro_usd: number;
+  breaker_micro_usd_per_minute: number | null;
+  allowed_models: string | null;
+  allowed_services: string | null;
+}
+
+export const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
+
+export class Meter {
+  private readonly hooks: SettleHook[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly tx: Transactions,
+    private readonly clock: Clock,
+    private readonly ledger: Ledger,
+    private readonly outbox: Outbox,
+    private readonly defaultBreakerPerMinute: () => MicroUsd,
+  ) {}
+
+  onSettle(hook: SettleHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** The key and its ancestors, nearest first. */
+  chain(keyId: string): KeyRow[] {
+    return this.db
+      .query<KeyRow, [string]>(
+        `WITH RECURSIVE up(id, n) AS (SELECT ?, 0 UNION ALL SELECT k.parent_id, up.n + 1 FROM api_keys k JOIN up ON k.id = up.id WHERE k.parent_id IS NOT NULL)
+         SELECT k.id, k.parent_id, k.revoked_at, k.expires_at, k.not_before, k.frozen_at, k.monthly_cap_micro_usd, k.total_cap_micro_usd,
+                k.total_spent_micro_usd, k.breaker_micro_usd_per_minute, k.allowed_models, k.allowed_services
+         FROM up JOIN api_keys k ON k.id = up.id ORDER BY up.n`,
+      )
+      .all(keyId);
+  }
+
+  reserve(input: ReserveInput): Reservation {
+    assertMicroUsd(input.amount, "amount");
+    if (input.amount < 0) throw new RangeError("a reservation cannot be negative");
+    const now = this.clock.now();
+    const month = monthOf(now);
+    // Refusals that must leave a trace (a tripped breaker stays tripped; a reached cap fires its
+    // event) are decided inside the transaction and recorded after it, since a throw inside
+    // would roll the trace back with everything else.
+    const outcome = this.tx.run((): { reservation: Reservation } | { trip: string } | { cap: CapHit } => {
+      const chain = input.keyId ? this.chain(input.keyId) : [];
+      if (input.keyId && chain.length === 0) throw keyRefused("invalid_api_key", "the API key does not exist");
+      for (const key of chain) this.checkUsable(key, input, now);
+      for (const key of chain) {
+        const hit = this.capHit(key, input.amount, month);
+        if (hit) return { cap: hit };
+      }
+      for (const key of chain) {
+        if (this.breakerWouldTrip(key, input.amount, now)) {
+          this.db.query("UPDATE api_keys SET frozen_at = ?, frozen_reason = ? WHERE id = ? AND frozen_at IS NULL").run(now, "circuit breaker: spend per minute above the limit", key.id);
+          return { trip: key.id };
+        }
+      }
+      const hold =
+        input.amount > 0
+          ? this.ledger.hold(input.accountId, input.amount, { expiresAt: now + (input.holdTtlMs ?? DEFAULT_HOLD_TTL_MS), purpose: input.kind, ref: { type: input.kind, id: input.resource ?? undefined } })
+          : null;
+      const ids = chain.map((k) => k.id);
+      if (hold) {
+        this.db
+          .query("UPDATE holds SET key_id = ?, key_chain = ?, month = ?, kind = ?, resource = ?, run_id = ? WHERE id = ?")
+          .run(input.keyId, JSON.stringify(ids), month, input.kind, input.resource ?? null, input.runId ?? null, hold.id);
+        for (const id of ids) {
+          this.db
+            .query("INSERT INTO key_spend (key_id, month, held_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, month) DO UPDATE SET held_micro_usd = held_micro_usd + excluded.held_micro_usd")
+            .run(id, month, input.amount);
+          this.addToWindow(id, input.amount, now);
+        }
+      }
+      return {
+        reservation: { holdId: hold?.id ?? null, accountId: input.accountId, keyId: input.keyId, chain: ids, month, amount: input.amount, kind: input.kind, resource: input.resource ?? null, runId: input.runId ?? null, reservedAt: now },
+      };
+    });
+    if ("trip" in outcome) throw circuitBreakerTripped(outcome.trip);
+    if ("cap" in outcome) {
+      this.recordCapReached(input.accountId, outcome.cap, now);
+      throw spendCapReached(outcome.cap.keyId, outcome.cap.cap, outcome.cap.spent, outcome.cap.period);
+    }
+    return outcome.reservation;
+  }
+
+  /** Charges the actual cost (at most the reservation), releases the rest, records usage. */
+  settle(r: Reservation, cost: MicroUsd, details: { units?: Record<string, unknown>; status?: string } = {}): Settlement {
+    assertMicroUsd(cost, "cost");
+    if (cost < 0 || cost > r.amount) throw new RangeError(`settled cost ${cost} must be between 0 and the reserved ${r.amount}`);
+    const now = this.clock.now();
+    const status = details.status ?? "succeeded";
+    const units = details.units ?? {};
+    return this.tx.run(() => {
+      if (r.holdId) this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined });
+      this.moveChain(r, cost, now);
+      const usageEventId = newId("use");
+      this.db
+        .query(
+          `INSERT INTO usage_events (id, account_id, key_id, kind, resource, run_id, cost_micro_usd, reserved_micro_usd, units, status, hold_id, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId, now);
+      for (const hook of this.hooks) hook({ reservation: r, cost, usageEventId, units, status });
+      return { usageEventId, cost };
+    });
+  }
+
+  /** The work failed or never ran: nothing is charged and the reservation is returned. */
+  release(r: Reservation): void {
+    const now = this.clock.now();
+    this.tx.run(() => {
+      if (r.holdId) this.ledger.release(r.holdId, { type: r.kind, memo: "released" });
+      this.moveChain(r, 0, now);
+    });
+  }
+
+  /** Forgets breaker buckets older than the window (a recurring job). */
+  pruneWindow(): number {
+    return this.db.query("DELETE FROM key_spend_window WHERE bucket < ?").run(Math.floor(this.clock.now() / BUCKET_MS) - WINDOW_BUCKETS).changes;
+  }
+
+  /** Releases reservations whose work died (the process crashed mid-request, a stream hung). */
+  sweep(limit = 500): number {
+    const now = this.clock.now();
+    let released = 0;
+    for (const hold of this.ledger.expiredHolds(now, limit)) {
+      const row = this.db
+        .query<{ key_id: string | null; key_chain: string | null; month: string | null; kind: string | null; resource: string | null; run_id: string | null }, [string]>(
+          "SELECT key_id, key_chain, month, kind, resource, run_id FROM holds WHERE id = ?",
+        )
+        .get(hold.id)!;
+      try {
+        this.release({
+          holdId: hold.id,
+          accountId: hold.account_id,
+          keyId: row.key_id,
+          chain: row.key_chain ? (JSON.parse(row.key_chain) as string[]) : [],
+          month: row.month ?? monthOf(hold.created_at),
+          amount: hold.amount_micro_usd,
+          kind: row.kind ?? "unknown",
+          resource: row.resource,
+          runId: row.run_id,
+          reservedAt: hold.created_at,
+        });
+        released++;
+      } catch (err) {
+        // Settled or released meanwhile by the request that owned it: nothing to sweep.
+        if (!(err instanceof ApiError && err.type === "hold_closed")) throw err;
+      }
+    }
+    return released;
+  }
+
+  private checkUsable(key: KeyRow, input: ReserveInput, now: number): void {
+    if (key.revoked_at !== null) throw keyRefused("api_key_revoked", `API key ${key.id} (or a key it was delegated from) has been revoked`);
+    if (key.expires_at !== null && key.expires_at <= now) throw keyRefused("api_key_expired", `API key ${key.id} (or a key it was delegated from) has expired`);
+    if (key.not_before !== null && key.not_before > now) throw keyRefused("api_key_not_yet_valid", `API key ${key.id} is not valid yet`);
+    if (key.frozen_at !== null) throw circuitBreakerTripped(key.id);
+    const list = input.resourceType === "service" ? key.allowed_services : input.resourceType === "model" ? key.allowed_models : null;
+    if (list !== null && input.resource) {
+      const allowed = JSON.parse(list) as string[];
+      if (!allowed.includes(input.resource)) {
+        throw new ApiError(403, "resource_not_allowed", `API key ${key.id} may not use ${input.resourceType} "${input.resource}"`, { allowed });
+      }
+    }
+  }
+
+  /** The cap this reservation would break, if any (monthly first, then lifetime). */
+  private capHit(key: KeyRow, amount: MicroUsd, month: string): CapHit | null {
+    if (key.monthly_cap_micro_usd !== null) {
+      const row = this.db.query<{ spent: number; held: number }, [string, string]>("SELECT spent_micro_usd AS spent, held_micro_usd AS held FROM key_spend WHERE key_id = ? AND month = ?").get(key.id, month);
+      if ((row?.spent ?? 0) + (row?.held ?? 0) + amount > key.monthly_cap_micro_usd) {
+        return { keyId: key.id, month, cap: key.monthly_cap_micro_usd, spent: row?.spent ?? 0, period: "month" };
+      }
+    }
+    if (key.total_cap_micro_usd !== null) {
+      const held = this.db.query<{ held: number | null }, [string]>("SELECT sum(held_micro_usd) AS held FROM key_spend WHERE key_id = ?").get(key.id)?.held ?? 0;
+      if (key.total_spent_micro_usd + held + amount > key.total_cap_micro_usd) {
+        return { keyId: key.id, month, cap: key.total_cap_micro_usd, spent: key.total_spent_micro_usd, period: "lifetime" };
+      }
+    }
+    return null;
+  }
+
+  /** spend_cap_reached fires once per key per month, however many requests the cap refuses. */
+  private recordCapReached(accountId: string, hit: CapHit, now: number): void {
+    this.tx.run(() => {
+      const first = this.db
+        .query(
+          `INSERT INTO key_spend (key_id, month, cap_event_at) VALUES (?1, ?2, ?3)
+           ON CONFLICT (key_id, month) DO UPDATE SET cap_event_at = ?3 WHERE cap_event_at IS NULL`,
+        )
+        .run(hit.keyId, hit.month, now).changes;
+      if (first) {
+        this.outbox.emit("spend_cap_reached", accountId, { key_id: hit.keyId, period: hit.period, month: hit.month, cap_micro_usd: hit.cap, spent_micro_usd: hit.spent });
+      }
+    });
+  }
+
+  private breakerWouldTrip(key: KeyRow, amount: MicroUsd, now: number): boolean {
+    const limit = key.breaker_micro_usd_per_minute ?? this.defaultBreakerPerMinute();
+    if (limit === 0 || amount === 0) return false;
+    const from = Math.floor(now / BUCKET_MS) - (WINDOW_BUCKETS - 1);
+    const recent = this.db.query<{ s: number | null }, [string, number]>("SELECT sum(amount_micro_usd) AS s FROM key_spend_window WHERE key_id = ? AND bucket >= ?").get(key.id, from)?.s ?? 0;
+    return recent + amount > limit;
+  }
+
+  private addToWindow(keyId: string, amount: MicroUsd, now: number): void {
+    const bucket = Math.floor(now / BUCKET_MS);
+    this.db
+      .query("INSERT INTO key_spend_window (key_id, bucket, amount_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, bucket) DO UPDATE SET amount_micro_usd = amount_micro_usd + excluded.amount_micro_usd")
+      .run(keyId, bucket, amount);
+  }
+
+  /**
+   * Moves a reservation's amount out of `held` along the chain and adds the actual cost to
+   * `spent`. The chain is read from the hold, not the caller's copy: rotating a key while its
+   * work is in flight rewrites the hold's chain to the replacement.
+   */
+  private moveChain(r: Reservation, cost: MicroUsd, now: number): void {
+    if (!r.holdId) return;
+    const recorded = this.db.query<{ key_chain: string | null; month: string | null }, [string]>("SELECT key_chain, month FROM holds WHERE id = ?").get(r.holdId);
+    const chain = recorded?.key_chain ? (JSON.parse(recorded.key_chain) as string[]) : r.chain;
+    const month = recorded?.month ?? r.month;
+    for (const id of chain) {
+      this.db.query("UPDATE key_spend SET held_micro_usd = max(held_micro_usd - ?, 0), spent_micro_usd = spent_micro_usd + ? WHERE key_id = ? AND month = ?").run(r.amount, cost, id, month);
+      if (cost) this.db.query("UPDATE api_keys SET total_spent_micro_usd = total_spent_micro_usd + ? WHERE id = ?").run(cost, id);
+      // The breaker counts what was reserved; give back what was not spent.
+      if (r.amount !== cost) this.addToWindow(id, cost - r.amount, now);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/** API key rows and what the API shows of them (never the secret, which is only its sha256). */
+import { isoTime } from "../../core/clock.ts";
+import { monthOf } from "../../core/meter.ts";
+import type { Context } from "../../context.ts";
+
+export type KeyKind = "standard" | "delegated" | "mandate" | "ghost";
+
+export interface KeyRow {
+  id: string;
+  account_id: string;
+  prefix: string;
+  name: string | null;
+  kind: KeyKind;
+  parent_id: string | null;
+  depth: number;
+  scopes: string;
+  monthly_cap_micro_usd: number | null;
+  total_cap_micro_usd: number | null;
+  total_spent_micro_usd: number;
+  breaker_micro_usd_per_minute: number | null;
+  frozen_at: number | null;
+  frozen_reason: string | null;
+  allowed_models: string | null;
+  allowed_services: string | null;
+  not_before: number | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  rotated_to: string | null;
+  grace_until: number | null;
+  created_at: number;
+}
+
+export type KeyStatus = "active" | "frozen" | "expired" | "revoked" | "rotated";
+
+export interface KeyView {
+  id: string;
+  prefix: string;
+  name: string | null;
+  kind: KeyKind;
+  status: KeyStatus;
+  parent_id: string | null;
+  depth: number;
+  scopes: string[];
+  monthly_cap_micro_usd: number | null;
+  total_cap_micro_usd: number | null;
+  breaker_micro_usd_per_minute: number | null;
+  /** This key and every key delegated below it, this UTC month. */
+  spent_this_month_micro_usd: number;
+  held_micro_usd: number;
+  total_spent_micro_usd: number;
+  allowed_models: string[] | null;
+  allowed_services: string[] | null;
+  not_before: string | null;
+  expires_at: string | null;
+  frozen_at: string | null;
+  frozen_reason: string | null;
+  revoked_at: string | null;
+  rotated_to: string | null;
+  grace_until: string | null;
+  created_at: string;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : isoTime(ms));
+const list = (json: string | null) => (json === null ? null : (JSON.parse(json) as string[]));
+
+export function statusOf(r: KeyRow, now: number): KeyStatus {
+  if (r.revoked_at !== null) return "revoked";
+  if (r.rotated_to !== null) return "rotated";
+  if (r.expires_at !== null && r.expires_at <= now) return "expired";
+  if (r.frozen_at !== null) return "frozen";
+  return "active";
+}
+
+export function keyView(ctx: Context, r: KeyRow): KeyView {
+  const now = ctx.clock.now();
+  const spend = ctx.db
+    .query<{ spent: number; held: number }, [string, string]>("SELECT spent_micro_usd AS spent, held_micro_usd AS held FROM key_spend WHERE key_id = ? AND month = ?")
+    .get(r.id, monthOf(now));
+  return {
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    kind: r.kind,
+    status: statusOf(r, now),
+    parent_id: r.parent_id,
+    depth: r.depth,
+    scopes: JSON.parse(r.scopes) as string[],
+    monthly_cap_micro_usd: r.monthly_cap_micro_usd,
+    total_cap_micro_usd: r.total_cap_micro_usd,
+    breaker_micro_usd_per_minute: r.breaker_micro_usd_per_minute,
+    spent_this_month_micro_usd: spend?.spent ?? 0,
+    held_micro_usd: spend?.held ?? 0,
+    total_spent_micro_usd: r.total_spent_micro_usd,
+    allowed_models: list(r.allowed_models),
+    allowed_services: list(r.allowed_services),
+    not_before: iso(r.not_before),
+    expires_at: iso(r.expires_at),
+    frozen_at: iso(r.frozen_at),
+    frozen_reason: r.frozen_reason,
+    revoked_at: iso(r.revoked_at),
+    rotated_to: r.rotated_to,
+    grace_until: iso(r.grace_until),
+    created_at: isoTime(r.created_at),
+  };
+}
+
+export function getKeyRow(ctx: Context, id: string): KeyRow | null {
+  return ctx.db.query<KeyRow, [string]>("SELECT * FROM api_keys WHERE id = ?").get(id);
+}
+
+/** The key and every key delegated below it, at any depth. */
+export function subtreeIds(ctx: Context, id: string): string[] {
+  return ctx.db
+    .query<{ id: string }, [string]>(
+      "WITH RECURSIVE down(id) AS (SELECT ? UNION ALL SELECT k.id FROM api_keys k JOIN down ON k.parent_id = down.id) SELECT id FROM down",
+    )
+    .all(id)
+    .map((r) => r.id);
+}
