@@ -4,6 +4,7 @@ import { adminGroup } from "./admin.ts";
 import { backupGroup } from "./backup.ts";
 import type { Group } from "./command.ts";
 import { doctorCommand } from "./doctor.ts";
+import { keysGroup } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
 import { restoreCommand } from "./restore.ts";
 import { serveCommand } from "./serve.ts";
@@ -13,5 +14,5 @@ import { versionCommand } from "./version.ts";
 export const commandTree: Group = {
   name: "",
   summary: "svc: a self-hosted gateway for autonomous software agents",
-  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, adminGroup],
+  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, keysGroup, adminGroup],
 };

@@ -8,6 +8,7 @@ import m0002 from "./0002_auth.sql" with { type: "text" };
 import m0003 from "./0003_passkeys.sql" with { type: "text" };
 import m0004 from "./0004_orgs.sql" with { type: "text" };
 import m0005 from "./0005_keys.sql" with { type: "text" };
+import m0006 from "./0006_mandates_ghosts.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -21,4 +22,5 @@ export const migrations: Migration[] = [
   { version: 3, name: "0003_passkeys", sql: m0003 },
   { version: 4, name: "0004_orgs", sql: m0004 },
   { version: 5, name: "0005_keys", sql: m0005 },
+  { version: 6, name: "0006_mandates_ghosts", sql: m0006 },
 ];

@@ -14,7 +14,9 @@ import { adminRoutes } from "./domains/admin/routes.ts";
 import { passkeyRoutes } from "./domains/auth/passkey-routes.ts";
 import { authRoutes } from "./domains/auth/routes.ts";
 import { creditRoutes } from "./domains/credit/routes.ts";
+import { ghostRoutes } from "./domains/ghosts/routes.ts";
 import { keyRoutes } from "./domains/keys/routes.ts";
+import { mandateRoutes } from "./domains/mandates/routes.ts";
 import { metaRoutes } from "./domains/meta/routes.ts";
 import { metricsRoutes } from "./domains/metrics/routes.ts";
 import { orgRoutes } from "./domains/orgs/routes.ts";
@@ -42,6 +44,8 @@ export function buildApp(ctx: Context): AnyElysia {
   app.use(authRoutes(ctx));
   app.use(keyRoutes(ctx));
   app.use(creditRoutes(ctx));
+  app.use(mandateRoutes(ctx));
+  app.use(ghostRoutes(ctx));
 
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));

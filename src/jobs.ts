@@ -5,6 +5,7 @@
 import type { Context } from "./context.ts";
 import { registerPasskeyJobs } from "./domains/auth/passkeys.ts";
 import { pruneNonces } from "./domains/auth/siwe.ts";
+import { registerGhostJobs } from "./domains/ghosts/service.ts";
 import { registerHealthJobs } from "./domains/status/health.ts";
 
 const DAY_MS = 86_400_000;
@@ -13,6 +14,7 @@ const HOUR_MS = 3_600_000;
 export function registerJobs(ctx: Context): void {
   registerHealthJobs(ctx);
   registerPasskeyJobs(ctx);
+  registerGhostJobs(ctx);
   ctx.scheduler.every("jobs.prune_failed", DAY_MS, () => {
     ctx.scheduler.pruneFailed(30 * DAY_MS);
   });

@@ -238,3 +238,24 @@ describe("svc accounts", () => {
     expect((await runSvc(["accounts", "create", "--wallet", "0x12", "--data-dir", dir])).code).toBe(2);
   });
 });
+
+describe("svc keys", () => {
+  test("mint (secret once), list, revoke", async () => {
+    const { dir } = await setUp(["--replica", "off"]);
+    const account = withCtx(dir, (ctx) => createAccount(ctx));
+    const made = await runSvc(["keys", "mint", "--account", account.id, "--name", "ops", "--scopes", "inference,billing:read", "--cap", "2.50", "--data-dir", dir]);
+    expect(made.code).toBe(0);
+    const key = /key \(shown once[^)]*\): (sk-svc_\S+)/.exec(made.stdout)![1]!;
+    const id = /minted (key_\S+)/.exec(made.stdout)![1]!;
+    expect(made.stdout).toContain("monthly cap $2.50");
+    const list = await runSvc(["keys", "list", "--account", account.id, "--json", "--data-dir", dir]);
+    const keys = JSON.parse(list.stdout);
+    expect(keys).toEqual([expect.objectContaining({ id, name: "ops", scopes: ["billing:read", "inference"], monthly_cap_micro_usd: 2_500_000 })]);
+    expect(list.stdout).not.toContain(key);
+    expect((await runSvc(["keys", "revoke", id, "--data-dir", dir])).stdout).toContain(`revoked ${id}`);
+    expect((await runSvc(["keys", "list", "--account", account.id, "--json", "--data-dir", dir])).stdout.trim()).toBe("[]");
+    expect((await runSvc(["keys", "mint", "--account", account.id, "--scopes", "teleport", "--data-dir", dir])).code).toBe(2);
+    expect((await runSvc(["keys", "mint", "--account", "acct_nope", "--data-dir", dir])).code).toBe(1);
+    expect((await runSvc(["keys", "revoke", "key_nope", "--data-dir", dir])).code).toBe(1);
+  });
+});

@@ -18,6 +18,7 @@ interface Row {
   account_id: string;
   scopes: string;
   expires_at: number | null;
+  not_before: number | null;
   revoked_at: number | null;
   rotated_to: string | null;
   grace_until: number | null;
@@ -26,7 +27,7 @@ interface Row {
 const MAX_ROTATIONS_FOLLOWED = 8;
 
 export function resolveApiKey(ctx: Context, tokenSha256: string): ApiKeyPrincipal {
-  const select = "SELECT id, account_id, scopes, expires_at, revoked_at, rotated_to, grace_until FROM api_keys";
+  const select = "SELECT id, account_id, scopes, expires_at, not_before, revoked_at, rotated_to, grace_until FROM api_keys";
   let row = ctx.db.query<Row, [string]>(`${select} WHERE token_sha256 = ?`).get(tokenSha256);
   if (!row) throw unauthorized("invalid_api_key", "the API key is not valid");
   const now = ctx.clock.now();
@@ -38,6 +39,8 @@ export function resolveApiKey(ctx: Context, tokenSha256: string): ApiKeyPrincipa
   }
   if (row.revoked_at !== null) throw unauthorized("api_key_revoked", "the API key has been revoked");
   if (row.expires_at !== null && row.expires_at <= now) throw unauthorized("api_key_expired", "the API key has expired");
+  // A mandate's key is not a credential before its validity window opens.
+  if (row.not_before !== null && row.not_before > now) throw unauthorized("api_key_not_yet_valid", "the API key is not valid yet");
   if (isSuspended(ctx, row.account_id)) throw accountSuspended();
   return { kind: "api_key", accountId: row.account_id, keyId: row.id, scopes: JSON.parse(row.scopes) as string[] };
 }

@@ -141,6 +141,11 @@ export function rotateKey(ctx: Context, accountId: string, keyId: string): Minte
   });
 }
 
+/** Moves a key's expiry (a ghost session extended). The caller enforces its own limits. */
+export function setKeyExpiry(ctx: Context, keyId: string, expiresAt: number): void {
+  ctx.db.query("UPDATE api_keys SET expires_at = ? WHERE id = ?").run(expiresAt, keyId);
+}
+
 /** Lifts a circuit-breaker freeze; the breaker's window starts empty again. */
 export function unfreezeKey(ctx: Context, accountId: string, keyId: string): KeyView {
   return ctx.tx.run(() => {

@@ -117,3 +117,10 @@ export function subtreeIds(ctx: Context, id: string): string[] {
     .all(id)
     .map((r) => r.id);
 }
+
+/** The key a (possibly rotated) key id stands for now: its replacement, followed through rotations. */
+export function keyInForce(ctx: Context, keyId: string): KeyRow {
+  let key = getKeyRow(ctx, keyId)!;
+  for (let i = 0; key.rotated_to !== null && i < 8; i++) key = getKeyRow(ctx, key.rotated_to)!;
+  return key;
+}

@@ -1,0 +1,90 @@
+/** svc keys mint|list|revoke: operators minting and revoking API keys for an account. */
+import { formatUsd, parseUsd } from "../src/core/money.ts";
+import { getAccount } from "../src/domains/accounts/service.ts";
+import { parseScopes } from "../src/domains/keys/scopes.ts";
+import { listKeys, mintKey, revokeKey } from "../src/domains/keys/service.ts";
+import { getKeyRow } from "../src/domains/keys/store.ts";
+import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "./command.ts";
+import { withContext } from "./open.ts";
+
+const json = { type: "boolean", description: "print JSON" } as const;
+
+const mint: Command = {
+  name: "keys mint",
+  summary: "Mint an API key for an account (the secret is printed once)",
+  options: {
+    ...locationOptions,
+    json,
+    account: { type: "string", value: "ACCOUNT_ID", description: "the account the key spends for (required)" },
+    name: { type: "string", value: "TEXT", description: "a label" },
+    scopes: { type: "string", value: "LIST", description: "comma-separated scopes (docs/scopes.md); default: every scope" },
+    cap: { type: "string", value: "USD", description: "monthly spend cap in dollars, e.g. 25 or 0.50" },
+  },
+  run: ({ values }) => {
+    const accountId = str(values.account);
+    if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
+    let cap: number | null = null;
+    const capText = str(values.cap);
+    if (capText !== undefined) {
+      try {
+        cap = parseUsd(capText);
+      } catch (err) {
+        throw new UsageError(`--cap: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (cap < 0) throw new UsageError("--cap must not be negative");
+    }
+    const scopeText = str(values.scopes);
+    let scopes: string[] | undefined;
+    try {
+      scopes = scopeText === undefined ? undefined : parseScopes(scopeText.split(",").filter(Boolean), "--scopes");
+    } catch (err) {
+      throw new UsageError(err instanceof Error ? err.message : String(err));
+    }
+    return withContext(values, (ctx) => {
+      getAccount(ctx, accountId);
+      const minted = mintKey(ctx, { accountId, name: str(values.name) ?? null, scopes: parseScopes(scopes), monthlyCap: cap });
+      ctx.audit.record("cli", "key.mint", minted.view.id, { account_id: accountId });
+      if (values.json) return void console.log(JSON.stringify({ ...minted.view, key: minted.key }, null, 2));
+      console.log(`minted ${minted.view.id} for ${accountId} (scopes: ${minted.view.scopes.join(", ")}${cap !== null ? `, monthly cap ${formatUsd(cap)}` : ""})`);
+      console.log(`key (shown once; only its sha256 is stored): ${minted.key}`);
+    });
+  },
+};
+
+const list: Command = {
+  name: "keys list",
+  summary: "An account's keys, with this month's spend",
+  options: { ...locationOptions, json, account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" }, all: { type: "boolean", description: "include revoked keys" } },
+  run: ({ values }) => {
+    const accountId = str(values.account);
+    if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
+    return withContext(values, (ctx) => {
+      getAccount(ctx, accountId);
+      const keys = listKeys(ctx, accountId, Boolean(values.all));
+      if (values.json) return void console.log(JSON.stringify(keys, null, 2));
+      if (!keys.length) return void console.log("no keys");
+      for (const k of keys) {
+        const cap = k.monthly_cap_micro_usd === null ? "no cap" : `cap ${formatUsd(k.monthly_cap_micro_usd)}`;
+        console.log(`${k.id}  ${k.prefix}…  ${k.status.padEnd(7)}  ${k.kind.padEnd(9)}  spent ${formatUsd(k.spent_this_month_micro_usd)} (${cap})  ${k.name ?? ""}`);
+      }
+    });
+  },
+};
+
+const revoke: Command = {
+  name: "keys revoke",
+  summary: "Revoke a key and every key delegated below it",
+  args: "KEY_ID",
+  positionals: { min: 1, max: 1 },
+  options: locationOptions,
+  run: ({ values, positionals }) =>
+    withContext(values, (ctx) => {
+      const row = getKeyRow(ctx, positionals[0]!);
+      if (!row) throw new CommandFailed(`no API key ${positionals[0]}`);
+      const revoked = revokeKey(ctx, row.account_id, row.id, "revoked by the operator");
+      ctx.audit.record("cli", "key.revoke", row.id, { revoked });
+      console.log(revoked.length ? `revoked ${revoked.join(", ")}` : `${row.id} was already revoked`);
+    }),
+};
+
+export const keysGroup: Group = { name: "keys", summary: "API keys: mint, list, revoke", commands: [mint, list, revoke] };
