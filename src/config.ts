@@ -49,7 +49,46 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false },
     ),
-    billing: T.Object({ enforced: T.Boolean() }, { additionalProperties: false }),
+    billing: T.Object(
+      {
+        enforced: T.Boolean(),
+        /** Where USDT deposits and x402 payments go; empty = deposits and payments off. */
+        treasury: T.String(),
+        /** Deployment default balance_low threshold (an account may set its own). */
+        balance_low_micro_usd: T.Integer({ minimum: 0 }),
+      },
+      { additionalProperties: false },
+    ),
+    /** EVM chains deposits are accepted on (svc chains add|list|remove). */
+    chains: T.Array(
+      T.Object(
+        {
+          name: T.String({ pattern: "^[a-z0-9][a-z0-9-]{0,31}$" }),
+          chain_id: T.Integer({ minimum: 1 }),
+          rpc_url: T.String({ pattern: "^https?://" }),
+          usdt: T.String({ pattern: "^0x[0-9a-fA-F]{40}$" }),
+          decimals: T.Integer({ minimum: 0, maximum: 36 }),
+          confirmations: T.Integer({ minimum: 1, maximum: 10_000 }),
+          explorer_url: T.Optional(T.String({ pattern: "^https?://" })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** The plan catalogue (GET /v1/billing/plans). */
+    plans: T.Array(
+      T.Object(
+        {
+          id: T.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" }),
+          name: T.String({ minLength: 1 }),
+          monthly_fee_micro_usd: T.Integer({ minimum: 0 }),
+          retention_days: T.Integer({ minimum: 1 }),
+          limits: T.Record(T.String(), T.Integer({ minimum: 0 })),
+          features: T.Array(T.String()),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1 },
+    ),
     auth: T.Object(
       {
         /** A session unused for this long expires (each use slides it forward)… */
@@ -117,7 +156,9 @@ export function defaults(): Omit<Config, "config_path" | "public_url" | "data_di
     rate_limit: { public_per_minute: 300, public_burst: 60 },
     scheduler: { poll_ms: 500, lease_secs: 300, concurrency: 4 },
     health: { sample_interval_secs: 60, retention_days: 90 },
-    billing: { enforced: true },
+    billing: { enforced: true, treasury: "", balance_low_micro_usd: 5_000_000 },
+    chains: [],
+    plans: [{ id: "free", name: "Free", monthly_fee_micro_usd: 0, retention_days: 30, limits: {}, features: [] }],
     auth: { session_idle_secs: 7 * 86_400, session_max_secs: 30 * 86_400, siwe_chain_ids: [1], siwe_max_age_secs: 600 },
     keys: { rotation_grace_secs: 86_400, breaker_micro_usd_per_minute: 5_000_000, max_delegation_depth: 4 },
     passkeys: { rp_id: "", rp_name: "svc", origin: "" },
@@ -181,6 +222,7 @@ function envTree(env: Env): Tree {
     ["SVC_LITESTREAM", "backup.litestream"],
     ["SVC_PASSKEY_RP_ID", "passkeys.rp_id"],
     ["SVC_PASSKEY_ORIGIN", "passkeys.origin"],
+    ["SVC_TREASURY", "billing.treasury"],
   ];
   for (const [name, path] of strings) if (env[name]) set(path, env[name]);
   const ints: [string, string][] = [
@@ -243,6 +285,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env, cwd 
     const lines = errors.slice(0, 5).map((e) => `  ${e.path.slice(1).replaceAll("/", ".") || "(root)"}: ${e.message}`);
     throw new ConfigError(`${where} is invalid:\n${lines.join("\n")}`);
   }
+  const billing = merged.billing as { treasury: string };
+  if (billing.treasury && !/^0x[0-9a-fA-F]{40}$/.test(billing.treasury)) throw new ConfigError(`billing.treasury: "${billing.treasury}" is not a 0x address`);
+  const names = (merged.chains as { name: string }[]).map((c) => c.name);
+  if (new Set(names).size !== names.length) throw new ConfigError("chains: two chains have the same name");
   const pk = merged.passkeys as { rp_id: string; origin: string };
   if (Boolean(pk.rp_id) !== Boolean(pk.origin)) throw new ConfigError("passkeys: set both rp_id and origin (or neither, to turn passkeys off)");
   if (pk.origin && !/^https?:\/\/[^/\s]+$/.test(pk.origin)) throw new ConfigError(`passkeys.origin: "${pk.origin}" must be scheme://host[:port] with no path`);

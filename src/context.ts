@@ -12,7 +12,7 @@ import { Cursors } from "./core/cursor.ts";
 import { closeDb, type Db, openDb } from "./core/db.ts";
 import { Ledger } from "./core/ledger.ts";
 import { createLogger, type Logger } from "./core/log.ts";
-import { Meter } from "./core/meter.ts";
+import { Meter, type UsageEvent } from "./core/meter.ts";
 import { applyMigrations } from "./core/migrate.ts";
 import { Outbox, type OutboxEvent } from "./core/outbox.ts";
 import { RateLimiter } from "./core/ratelimit.ts";
@@ -91,7 +91,7 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     events,
     outbox,
     ledger,
-    meter: new Meter(db, tx, clock, ledger, outbox, () => config.keys.breaker_micro_usd_per_minute),
+    meter: new Meter(db, tx, clock, ledger, outbox, () => config.keys.breaker_micro_usd_per_minute, new Bus<UsageEvent>()),
     audit: new AuditLog(db, clock),
     scheduler,
     sealer,

@@ -77,12 +77,27 @@ interface Totals {
   held_micro_usd: number;
 }
 
+/** Runs inside the transaction that moved an account's balance (alerts watch for crossings). */
+export type BalanceListener = (change: { accountId: string; before: MicroUsd; after: MicroUsd }) => void;
+
 export class Ledger {
+  private readonly listeners: BalanceListener[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly tx: Transactions,
     private readonly clock: Clock,
   ) {}
+
+  /** Called on every balance change, inside its transaction (a listener's throw rolls the change back). */
+  onBalanceChange(listener: BalanceListener): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(accountId: string, after: Totals, delta: MicroUsd): void {
+    if (delta === 0) return;
+    for (const listener of this.listeners) listener({ accountId, before: after.balance_micro_usd - delta, after: after.balance_micro_usd });
+  }
 
   balance(accountId: string): Balance {
     const row = this.db.query<Totals, [string]>("SELECT balance_micro_usd, held_micro_usd FROM accounts WHERE id = ?").get(accountId);
@@ -96,6 +111,7 @@ export class Ledger {
     return this.tx.run(() => {
       const totals = this.update("UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd", amount, accountId);
       if (!totals) throw unknownAccount(accountId);
+      this.changed(accountId, totals, amount);
       return this.append(accountId, "credit", amount, totals, null, ref);
     });
   }
@@ -110,6 +126,7 @@ export class Ledger {
         accountId,
       );
       if (!totals) throw this.shortfall(accountId, amount);
+      this.changed(accountId, totals, -amount);
       return this.append(accountId, "debit", amount, totals, null, ref);
     });
   }
@@ -125,6 +142,7 @@ export class Ledger {
         accountId,
       );
       if (!totals) throw this.shortfall(accountId, -amount);
+      this.changed(accountId, totals, amount);
       return this.append(accountId, "adjustment", amount, totals, null, ref);
     });
   }
@@ -166,6 +184,7 @@ export class Ledger {
       // Entries are written in the order that replays to the final totals: debit, then release.
       const debit = amount > 0 ? this.append(hold.account_id, "debit", amount, { balance_micro_usd: totals.balance_micro_usd, held_micro_usd: totals.held_micro_usd + rest }, hold.id, ref) : null;
       const release = rest > 0 ? this.append(hold.account_id, "release", rest, totals, hold.id, ref) : null;
+      this.changed(hold.account_id, totals, -amount);
       return { debit, release };
     });
   }

@@ -24,6 +24,7 @@ import { newId } from "./ids.ts";
 import { type Ledger } from "./ledger.ts";
 import { assertMicroUsd, type MicroUsd } from "./money.ts";
 import type { Outbox } from "./outbox.ts";
+import type { Bus } from "./bus.ts";
 import type { Transactions } from "./transaction.ts";
 
 /** Breaker window: spend over the last minute, in 10-second buckets. */
@@ -68,6 +69,28 @@ export interface Settlement {
 
 /** Runs inside settle's transaction; the receipts domain registers one to mint the receipt. */
 export type SettleHook = (info: { reservation: Reservation; cost: MicroUsd; usageEventId: string; units: Record<string, unknown>; status: string }) => void;
+
+/** A usage event as it was committed: what SSE feeds and webhooks of metering see. */
+export interface UsageEvent {
+  seq: number;
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  kind: string;
+  resource: string | null;
+  run_id: string | null;
+  cost_micro_usd: MicroUsd;
+  reserved_micro_usd: MicroUsd;
+  units: Record<string, unknown>;
+  status: string;
+  created_at: number;
+}
+
+/** Work without a configured price is refused, never billed at 0 (fail closed). */
+export function requirePrice(price: MicroUsd | null | undefined, what: string): MicroUsd {
+  if (price === null || price === undefined) throw new ApiError(503, "not_priced", `${what} has no price configured on this deployment; it cannot be billed, so it is refused`);
+  return price;
+}
 
 export const spendCapReached = (keyId: string, cap: MicroUsd, spent: MicroUsd, period: "month" | "lifetime"): ApiError =>
   new ApiError(402, "spend_cap_reached", `API key ${keyId} has reached its ${period === "month" ? "monthly" : "total"} spend cap`, {
@@ -119,6 +142,8 @@ export class Meter {
     private readonly ledger: Ledger,
     private readonly outbox: Outbox,
     private readonly defaultBreakerPerMinute: () => MicroUsd,
+    /** Committed usage events, for SSE feeds (published after commit). */
+    readonly usage: Bus<UsageEvent>,
   ) {}
 
   onSettle(hook: SettleHook): void {
@@ -198,12 +223,14 @@ export class Meter {
       if (r.holdId) this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined });
       this.moveChain(r, cost, now);
       const usageEventId = newId("use");
-      this.db
-        .query(
+      const row = this.db
+        .query<{ seq: number }, (string | number | null)[]>(
           `INSERT INTO usage_events (id, account_id, key_id, kind, resource, run_id, cost_micro_usd, reserved_micro_usd, units, status, hold_id, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
         )
-        .run(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId, now);
+        .get(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId, now)!;
+      const event: UsageEvent = { seq: row.seq, id: usageEventId, account_id: r.accountId, key_id: r.keyId, kind: r.kind, resource: r.resource, run_id: r.runId, cost_micro_usd: cost, reserved_micro_usd: r.amount, units, status, created_at: now };
+      this.tx.afterCommit(() => this.usage.publish(event));
       for (const hook of this.hooks) hook({ reservation: r, cost, usageEventId, units, status });
       return { usageEventId, cost };
     });
