@@ -102,7 +102,8 @@ const metrics: Command = {
       console.log(`accounts: ${m.accounts.total} (${m.accounts.paying} paying, ${m.accounts.suspended} suspended)`);
       console.log(`billing enforced: ${m.billing_enforced ? "yes" : "no"}`);
       for (const w of ["24h", "7d", "30d", "all_time"] as const) {
-        console.log(`${w.padEnd(8)} spend ${formatUsd(m.spend_micro_usd[w]).padStart(14)}   credited ${formatUsd(m.credited_micro_usd[w]).padStart(14)}`);
+        const adj = m.adjustments_micro_usd[w];
+        console.log(`${w.padEnd(8)} spend ${formatUsd(m.spend_micro_usd[w]).padStart(14)}   credited ${formatUsd(m.credited_micro_usd[w]).padStart(14)}   operator +${formatUsd(adj.granted)} -${formatUsd(adj.taken)}`);
       }
       const kinds = Object.entries(m.events_by_kind.all_time);
       console.log(kinds.length ? "events (all time / 24h):" : "events: none yet");
@@ -110,13 +111,46 @@ const metrics: Command = {
     }),
 };
 
+function creditCommand(direction: "grant" | "debit"): Command {
+  return {
+    name: `admin credit ${direction}`,
+    summary: direction === "grant" ? "Add credit to an account (a ledger adjustment)" : "Take credit from an account (a ledger adjustment; never below what it can spend)",
+    options: {
+      ...locationOptions,
+      json,
+      account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" },
+      "micro-usd": { type: "string", value: "N", description: "the amount in micro-USD, a whole number > 0 (1000000 = $1)" },
+      reason: { type: "string", value: "TEXT", description: "why (kept on the ledger entry and in the audit log; required)" },
+    },
+    run: ({ values }) => {
+      const accountId = str(values.account);
+      const amountText = str(values["micro-usd"]);
+      const reason = str(values.reason);
+      if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
+      if (!amountText || !/^[1-9]\d*$/.test(amountText) || !Number.isSafeInteger(Number(amountText))) throw new UsageError("--micro-usd must be a whole number greater than 0");
+      if (!reason) throw new UsageError("--reason is required: an adjustment without a reason cannot be audited");
+      const amount = Number(amountText);
+      return withContext(values, (ctx) => {
+        const entry = ctx.tx.run(() => {
+          const e = ctx.ledger.adjust(accountId, direction === "grant" ? amount : -amount, { type: "operator", memo: reason });
+          ctx.audit.record("cli", `credit.${direction}`, accountId, { amount_micro_usd: amount, reason, entry_id: e.id });
+          return e;
+        });
+        if (values.json) return void console.log(JSON.stringify(entry, null, 2));
+        console.log(`${direction === "grant" ? "granted" : "debited"} ${formatUsd(amount)} ${direction === "grant" ? "to" : "from"} ${accountId}: balance now ${formatUsd(entry.balance_after_micro_usd)} (entry ${entry.id})`);
+      });
+    },
+  };
+}
+
 export const adminGroup: Group = {
   name: "admin",
-  summary: "Operator actions: suspend accounts, deny payloads, business metrics",
+  summary: "Operator actions: suspend accounts, deny payloads, adjust credit, business metrics",
   commands: [
     suspend,
     unsuspend,
     { name: "admin denylist", summary: "Manage refused payload digests", commands: [denyAdd, denyRemove, denyList] },
+    { name: "admin credit", summary: "Grant or take credit (ledger adjustments)", commands: [creditCommand("grant"), creditCommand("debit")] },
     metrics,
   ],
 };

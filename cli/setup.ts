@@ -5,10 +5,12 @@
  */
 import * as p from "@clack/prompts";
 import { dirname, resolve } from "node:path";
-import { configPathFor, DEFAULT_LISTEN, loadConfig, publicUrlFor, readConfigFile } from "../src/config.ts";
+import { type Config, configPathFor, DEFAULT_LISTEN, loadConfig, publicUrlFor, readConfigFile } from "../src/config.ts";
 import { newSecret } from "../src/core/secrets.ts";
 import { createLogger } from "../src/core/log.ts";
 import { defaultReplicaUrl, parseReplica, ReplicaUrlError } from "../src/domains/backup/replica-url.ts";
+import { runningServer } from "../src/domains/backup/service.ts";
+import { parseEvmAddress } from "../src/domains/billing/transfer-check.ts";
 import { type SetupInput, type SetupReport, setupWithRestore } from "../src/setup.ts";
 import { type Command, CommandFailed, locationOptions, str, UsageError } from "./command.ts";
 
@@ -26,6 +28,15 @@ function printReport(report: SetupReport, tokens: { admin?: string; metrics?: st
 }
 
 async function wizard(base: SetupInput): Promise<{ input: SetupInput; tokens: { admin?: string; metrics?: string } } | null> {
+  // A terminal that goes away mid-question (ssh dropped, pty closed) would leave the prompt
+  // reading EOF forever; nothing has been written yet, so leave.
+  const gone = () => {
+    process.stderr.write("\nsvc setup: the terminal closed; nothing was changed\n");
+    process.exit(1);
+  };
+  process.stdin.once("end", gone);
+  process.stdin.once("close", gone);
+  process.stdin.once("error", gone);
   p.intro("svc setup");
   const stop = (v: unknown): v is symbol => {
     if (p.isCancel(v)) {
@@ -61,6 +72,21 @@ async function wizard(base: SetupInput): Promise<{ input: SetupInput; tokens: { 
     },
   });
   if (stop(replica)) return null;
+  const currentTreasury = (existing.billing as { treasury?: string } | undefined)?.treasury ?? "";
+  const treasury = await p.text({
+    message: "Treasury address for USDT deposits and x402 payments (0x…; leave empty to keep deposits off)",
+    initialValue: base.treasury ?? currentTreasury,
+    validate: (v) => {
+      if (!v) return undefined;
+      try {
+        parseEvmAddress(v);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    },
+  });
+  if (stop(treasury)) return null;
   const tokens: { admin?: string; metrics?: string } = {};
   const hasAdmin = Boolean((existing.admin as { token_sha256?: string } | undefined)?.token_sha256);
   const admin = await p.confirm({ message: hasAdmin ? "Replace the admin token (the admin API stays on)?" : "Enable the admin API with a new admin token?", initialValue: !hasAdmin });
@@ -71,7 +97,7 @@ async function wizard(base: SetupInput): Promise<{ input: SetupInput; tokens: { 
   if (stop(metrics)) return null;
   if (metrics) tokens.metrics = newSecret("svcmet");
   p.outro("writing configuration and keys");
-  return { input: { ...base, listen, publicUrl, replica, adminToken: tokens.admin, metricsToken: tokens.metrics }, tokens };
+  return { input: { ...base, listen, publicUrl, replica, treasury: treasury ?? "", adminToken: tokens.admin, metricsToken: tokens.metrics }, tokens };
 }
 
 export const setupCommand: Command = {
@@ -87,6 +113,7 @@ export const setupCommand: Command = {
     "generate-admin-token": { type: "boolean", description: "enable the admin API with a generated token, printed once" },
     "generate-metrics-token": { type: "boolean", description: "enable /metrics with a generated token, printed once" },
     replica: { type: "string", value: "URL", description: "where Litestream replicas go: file:///dir, s3://bucket/path?…, or off (default: a directory beside the data dir)" },
+    treasury: { type: "string", value: "ADDRESS", description: "where USDT deposits and x402 payments go (billing.treasury); off turns them off" },
   },
   details: `Idempotent: existing keys are kept (never replaced) and reported as kept.
 When the database is missing and the replica holds a backup (a new machine pointed at an
@@ -113,6 +140,15 @@ Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-
         throw new UsageError(`--replica: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    const treasuryFlag = str(values.treasury);
+    let treasury: string | undefined;
+    if (treasuryFlag !== undefined) {
+      try {
+        treasury = treasuryFlag === "off" || treasuryFlag === "" ? "" : parseEvmAddress(treasuryFlag);
+      } catch (err) {
+        throw new UsageError(`--treasury: ${(err as Error).message}`);
+      }
+    }
     const tokens: { admin?: string; metrics?: string } = {};
     if (values["generate-admin-token"]) tokens.admin = newSecret("svcadm");
     if (values["generate-metrics-token"]) tokens.metrics = newSecret("svcmet");
@@ -124,6 +160,7 @@ Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-
       adminToken: str(values["admin-token"]) ?? tokens.admin,
       metricsToken: str(values["metrics-token"]) ?? tokens.metrics,
       replica,
+      treasury,
     };
     if (!values.yes) {
       if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError("no terminal to ask questions on; pass --yes to set up with flags and defaults");
@@ -133,12 +170,17 @@ Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-
       Object.assign(tokens, answered.tokens);
     }
     let report: SetupReport;
+    let config: Config;
     try {
       report = await setupWithRestore(input, createLogger("warn"));
-      loadConfig({ config: configPath }); // proves the written file is valid
+      config = loadConfig({ config: configPath }); // proves the written file is valid
     } catch (err) {
       throw new CommandFailed(err instanceof Error ? err.message : String(err));
     }
     printReport(report, tokens);
+    if (input.treasury !== undefined) console.log(`treasury: ${config.billing.treasury || "off (USDT deposits and x402 payments are refused)"}`);
+    // svc serve reads svc.toml once at start: a changed config waits for a restart.
+    const pid = runningServer(config);
+    if (pid && report.changed.some((line) => line.startsWith("config "))) console.log(`svc serve (pid ${pid}) is running: restart it to apply the changed configuration (systemctl restart svc)`);
   },
 };

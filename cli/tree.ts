@@ -2,6 +2,7 @@
 import { accountsGroup } from "./accounts.ts";
 import { adminGroup } from "./admin.ts";
 import { backupGroup } from "./backup.ts";
+import { chainsGroup } from "./chains.ts";
 import type { Group } from "./command.ts";
 import { doctorCommand } from "./doctor.ts";
 import { keysGroup } from "./keys.ts";
@@ -14,5 +15,5 @@ import { versionCommand } from "./version.ts";
 export const commandTree: Group = {
   name: "",
   summary: "svc: a self-hosted gateway for autonomous software agents",
-  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, keysGroup, adminGroup],
+  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, keysGroup, chainsGroup, adminGroup],
 };

@@ -9,6 +9,9 @@ import m0003 from "./0003_passkeys.sql" with { type: "text" };
 import m0004 from "./0004_orgs.sql" with { type: "text" };
 import m0005 from "./0005_keys.sql" with { type: "text" };
 import m0006 from "./0006_mandates_ghosts.sql" with { type: "text" };
+import m0007 from "./0007_deposits.sql" with { type: "text" };
+import m0008 from "./0008_request_stats.sql" with { type: "text" };
+import m0009 from "./0009_plans_alerts.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -23,4 +26,7 @@ export const migrations: Migration[] = [
   { version: 4, name: "0004_orgs", sql: m0004 },
   { version: 5, name: "0005_keys", sql: m0005 },
   { version: 6, name: "0006_mandates_ghosts", sql: m0006 },
+  { version: 7, name: "0007_deposits", sql: m0007 },
+  { version: 8, name: "0008_request_stats", sql: m0008 },
+  { version: 9, name: "0009_plans_alerts", sql: m0009 },
 ];

@@ -13,6 +13,11 @@ import { isDenied } from "./domains/admin/denylist.ts";
 import { adminRoutes } from "./domains/admin/routes.ts";
 import { passkeyRoutes } from "./domains/auth/passkey-routes.ts";
 import { authRoutes } from "./domains/auth/routes.ts";
+import { alertRoutes } from "./domains/billing/alert-routes.ts";
+import { planRoutes } from "./domains/billing/plan-routes.ts";
+import { billingRoutes } from "./domains/billing/routes.ts";
+import { depositRoutes } from "./domains/billing/deposit-routes.ts";
+import { paymentTerms } from "./domains/billing/x402.ts";
 import { creditRoutes } from "./domains/credit/routes.ts";
 import { ghostRoutes } from "./domains/ghosts/routes.ts";
 import { keyRoutes } from "./domains/keys/routes.ts";
@@ -20,7 +25,10 @@ import { mandateRoutes } from "./domains/mandates/routes.ts";
 import { metaRoutes } from "./domains/meta/routes.ts";
 import { metricsRoutes } from "./domains/metrics/routes.ts";
 import { orgRoutes } from "./domains/orgs/routes.ts";
+import { requestStats } from "./domains/reports/request-stats.ts";
+import { reportRoutes } from "./domains/reports/routes.ts";
 import { statusRoutes } from "./domains/status/routes.ts";
+import { usageRoutes } from "./domains/usage/routes.ts";
 
 export function buildApp(ctx: Context): AnyElysia {
   const started = new WeakMap<Request, number>();
@@ -29,11 +37,13 @@ export function buildApp(ctx: Context): AnyElysia {
       started.set(request, performance.now());
     })
     .onParse({ as: "global" }, bodyHook({ maxBytes: ctx.config.max_body_bytes, isDenied: (sha) => isDenied(ctx, sha) }))
-    .onError({ as: "global" }, errorHandler(ctx.log))
+    // x402 terms ride on 402 insufficient_credit from any route: added here, in the one error handler.
+    .onError({ as: "global" }, errorHandler(ctx.log, paymentTerms(ctx)))
     .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
       const t0 = started.get(request);
       const status = typeof set.status === "number" ? set.status : 200;
       if (t0 !== undefined) ctx.telemetry.observeRequest(request.method, route || "unmatched", status, (performance.now() - t0) / 1000);
+      if (t0 !== undefined) requestStats(ctx).record(request.method, route || "unmatched", status, performance.now() - t0);
     })
     .use(metaRoutes(ctx, () => app))
     .use(statusRoutes(ctx));
@@ -44,8 +54,14 @@ export function buildApp(ctx: Context): AnyElysia {
   app.use(authRoutes(ctx));
   app.use(keyRoutes(ctx));
   app.use(creditRoutes(ctx));
+  app.use(depositRoutes(ctx));
+  app.use(planRoutes(ctx));
+  app.use(alertRoutes(ctx));
+  app.use(billingRoutes(ctx));
   app.use(mandateRoutes(ctx));
   app.use(ghostRoutes(ctx));
+  app.use(usageRoutes(ctx));
+  app.use(reportRoutes(ctx));
 
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));

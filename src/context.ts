@@ -23,6 +23,7 @@ import { Telemetry } from "./core/telemetry.ts";
 import { Transactions } from "./core/transaction.ts";
 import { ReplicationStatus } from "./domains/backup/posture.ts";
 import { parseReplica } from "./domains/backup/replica-url.ts";
+import { registerBalanceAlerts } from "./domains/billing/alerts.ts";
 import { VERSION } from "./version.ts";
 
 export interface Context {
@@ -80,7 +81,7 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     leaseMs: config.scheduler.lease_secs * 1000,
     concurrency: config.scheduler.concurrency,
   });
-  return {
+  const ctx: Context = {
     config,
     paths: p,
     version: VERSION,
@@ -103,4 +104,8 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     startedAt: clock.now(),
     close: () => closeDb(db),
   };
+  // Here rather than in buildApp or registerJobs: balances also fall in processes that build
+  // neither (svc admin credit debit in the CLI), and balance_low must fire for every debit.
+  registerBalanceAlerts(ctx);
+  return ctx;
 }

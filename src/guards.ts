@@ -5,6 +5,7 @@
 import type { Context } from "./context.ts";
 import { credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts";
 import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/sessions.ts";
+import { acceptPayment, paymentHeader, paymentResponseHeaders } from "./domains/billing/x402.ts";
 import { API_KEY_PREFIX, resolveApiKey } from "./domains/keys/principal.ts";
 import { hasScope, missingScope, type Scope } from "./domains/keys/scopes.ts";
 
@@ -27,7 +28,14 @@ export const guards = {
       resolve: (sha) => resolveSession(ctx, sha),
     }),
 
-  /** Bearer sk-svc_…, holding `scope` when one is named (403 missing_scope otherwise). */
+  /**
+   * Bearer sk-svc_…, holding `scope` when one is named (403 missing_scope otherwise).
+   *
+   * Also where x402 payment proofs come in (X-PAYMENT / PAYMENT-SIGNATURE): every API-key route
+   * is mounted behind this guard, and right here the key's account is known and the handler
+   * has not run yet, so a proof is verified and credited before any reservation. (A global
+   * hook in app.ts would run before the key is resolved, and would have to resolve it again.)
+   */
   apiKey: (ctx: Context, scope?: Scope) =>
     credentialGuard({
       prefix: `${API_KEY_PREFIX}_`,
@@ -37,5 +45,9 @@ export const guards = {
         if (scope && !hasScope(principal.scopes, scope)) throw missingScope(scope);
         return principal;
       },
+    }).derive({ as: "scoped" }, async ({ principal, headers, set }) => {
+      const header = paymentHeader(headers);
+      if (header !== null) Object.assign(set.headers, paymentResponseHeaders(await acceptPayment(ctx, principal.accountId, header)));
+      return {};
     }),
 };

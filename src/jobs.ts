@@ -5,7 +5,10 @@
 import type { Context } from "./context.ts";
 import { registerPasskeyJobs } from "./domains/auth/passkeys.ts";
 import { pruneNonces } from "./domains/auth/siwe.ts";
+import { registerDepositJobs } from "./domains/billing/deposits.ts";
+import { registerSubscriptionJobs } from "./domains/billing/subscriptions.ts";
 import { registerGhostJobs } from "./domains/ghosts/service.ts";
+import { registerRequestStatsJobs } from "./domains/reports/request-stats.ts";
 import { registerHealthJobs } from "./domains/status/health.ts";
 
 const DAY_MS = 86_400_000;
@@ -15,6 +18,11 @@ export function registerJobs(ctx: Context): void {
   registerHealthJobs(ctx);
   registerPasskeyJobs(ctx);
   registerGhostJobs(ctx);
+  // Request metrics for the SLA report: merged from memory into request_stats every minute, pruned after the retention.
+  registerRequestStatsJobs(ctx);
+  registerSubscriptionJobs(ctx);
+  // Pending USDT deposits are re-checked every 30 s and credited once they have their confirmations.
+  registerDepositJobs(ctx);
   ctx.scheduler.every("jobs.prune_failed", DAY_MS, () => {
     ctx.scheduler.pruneFailed(30 * DAY_MS);
   });

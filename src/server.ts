@@ -11,6 +11,7 @@ import type { Context } from "./context.ts";
 import { findLitestream } from "./domains/backup/litestream.ts";
 import { parseReplica } from "./domains/backup/replica-url.ts";
 import { Replicator } from "./domains/backup/replicator.ts";
+import { requestStats } from "./domains/reports/request-stats.ts";
 import { registerJobs } from "./jobs.ts";
 
 export interface RunningServer {
@@ -75,6 +76,8 @@ export async function startServer(ctx: Context, options: { app?: AnyElysia } = {
         await server.stop(true);
       }
       await ctx.scheduler.stop(Math.max(0, deadline - Date.now()));
+      // The last minute of request metrics is still in memory; the SLA report should not lose it.
+      requestStats(ctx).flush();
       // Litestream holds a read transaction; stop it (after its final sync) before the last checkpoint.
       await replicator?.stop();
       ctx.close();

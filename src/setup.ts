@@ -19,6 +19,7 @@ import { sha256Hex } from "./core/secrets.ts";
 import { Signer } from "./core/signer.ts";
 import { defaultReplicaUrl, parseReplica, redactReplicaUrl, ReplicaUrlError } from "./domains/backup/replica-url.ts";
 import { ensureReplicaDir, restoreIfMissing } from "./domains/backup/service.ts";
+import { parseEvmAddress } from "./domains/billing/transfer-check.ts";
 
 export interface SetupInput {
   configPath: string;
@@ -29,6 +30,8 @@ export interface SetupInput {
   metricsToken?: string;
   /** Replica URL or "off". When absent and none is configured yet: a file replica beside the data dir. */
   replica?: string;
+  /** billing.treasury: where USDT deposits and x402 payments go; "" turns them off. Absent: unchanged. */
+  treasury?: string;
 }
 
 export interface SetupReport {
@@ -58,6 +61,14 @@ function prepare(input: SetupInput): SetupReport {
     throw err;
   }
 
+  // Checked before anything is created, like the replica: a typo must leave no half-made data dir.
+  let treasury: string | undefined;
+  try {
+    treasury = input.treasury === undefined || input.treasury === "" ? input.treasury : parseEvmAddress(input.treasury);
+  } catch (err) {
+    throw new ConfigError(`--treasury: ${(err as Error).message}`);
+  }
+
   if (!existsSync(dataDir)) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     report.created.push(`data dir ${dataDir}`);
@@ -83,6 +94,7 @@ function prepare(input: SetupInput): SetupReport {
   if (input.publicUrl && current.public_url !== input.publicUrl) values.public_url = input.publicUrl.replace(/\/+$/, "");
   if (input.adminToken && tokenHash(current.admin) !== sha256Hex(input.adminToken)) values.admin = { token_sha256: sha256Hex(input.adminToken) };
   if (input.metricsToken && tokenHash(current.metrics) !== sha256Hex(input.metricsToken)) values.metrics = { token_sha256: sha256Hex(input.metricsToken) };
+  if (treasury !== undefined && ((current.billing as { treasury?: string } | undefined)?.treasury ?? "") !== treasury) values.billing = { treasury };
   const replicaSetting = replica ? replica.url : "off";
   if (currentReplica !== replicaSetting) values.backup = { replica: replicaSetting };
   if (!fileExisted || Object.keys(values).length) {

@@ -135,7 +135,8 @@ main() {
   say "type check"
   bun run typecheck
   say "bun test"
-  bun test "$@"
+  # Bun ignores a timeout in bunfig.toml; this is where the per-test limit is set.
+  bun test --timeout 30000 "$@"
 }
 
 main "$@"

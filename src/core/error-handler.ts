@@ -2,10 +2,17 @@
  * The app root's one error handler: every failure leaves as the one error shape of
  * core/errors.ts. Validation failures name the field and the reason; unexpected errors are
  * logged with a reference and answered without a stack trace or any detail of the cause.
+ *
+ * A decorator lets the app add to an ApiError's response what only a domain knows, in this one
+ * place (the x402 payment terms of a 402 insufficient_credit: src/domains/billing/x402.ts),
+ * since core must not import domains.
  */
 import { ApiError, errorResponse } from "./errors.ts";
 import { newId } from "./ids.ts";
 import type { Logger } from "./log.ts";
+
+/** Extra top-level body fields and headers for an ApiError's response; svc's `error` object always wins. */
+export type ErrorDecorator = (error: ApiError, request: Request) => { body?: Record<string, unknown>; headers?: Record<string, string> } | null;
 
 interface ValueErrorLike {
   path: string;
@@ -50,19 +57,34 @@ function validationError(err: ValidationLike): ApiError {
   return new ApiError(400, "invalid_request", `${first.param}: ${first.reason}`, { param: first.param, errors });
 }
 
-export function errorHandler(log: Logger) {
+export function errorHandler(log: Logger, decorate?: ErrorDecorator) {
   return (c: { code: string | number; error: unknown; request: Request; set: { status?: number | string } }): Response => {
-    const response = toResponse(c.code, c.error, c.request, log);
+    const response = toResponse(c.code, c.error, c.request, log, decorate);
     // Telemetry reads the status from `set`, which a returned Response does not update.
     c.set.status = response.status;
     return response;
   };
 }
 
-function toResponse(code: string | number, error: unknown, request: Request, log: Logger): Response {
+function apiErrorResponse(err: ApiError, request: Request, log: Logger, decorate?: ErrorDecorator): Response {
+  let extra: ReturnType<ErrorDecorator> = null;
+  try {
+    extra = decorate?.(err, request) ?? null;
+  } catch (cause) {
+    // A broken decorator must not turn a clean refusal into a 500: answer without its additions.
+    log.error("error decorator failed", { type: err.type, error: cause instanceof Error ? cause.message : String(cause) });
+  }
+  if (!extra) return errorResponse(err);
+  return new Response(JSON.stringify({ ...extra.body, ...err.body() }), {
+    status: err.status,
+    headers: { "content-type": "application/json", ...err.headers, ...extra.headers },
+  });
+}
+
+function toResponse(code: string | number, error: unknown, request: Request, log: Logger, decorate?: ErrorDecorator): Response {
   const cause = (error as { cause?: unknown } | null)?.cause;
-  if (error instanceof ApiError) return errorResponse(error);
-  if (code === "PARSE" && cause instanceof ApiError) return errorResponse(cause);
+  if (error instanceof ApiError) return apiErrorResponse(error, request, log, decorate);
+  if (code === "PARSE" && cause instanceof ApiError) return apiErrorResponse(cause, request, log, decorate);
   if (code === "VALIDATION" && (error as ValidationLike).type !== "response") return errorResponse(validationError(error as ValidationLike));
   if (code === "NOT_FOUND") {
     const url = new URL(request.url);

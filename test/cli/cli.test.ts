@@ -11,6 +11,7 @@ import { sha256Hex } from "../../src/core/secrets.ts";
 import { createAccount, getAccount } from "../../src/domains/accounts/service.ts";
 import { VERSION } from "../../src/version.ts";
 import { runSvc, svcBinary } from "../support/binary.ts";
+import { onCleanup } from "../support/cleanup.ts";
 import { tempDir } from "../support/harness.ts";
 
 beforeAll(async () => {
@@ -115,6 +116,10 @@ describe("svc setup", () => {
       stdout: "pipe",
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TERM: "xterm" },
     });
+    // If an answer never comes, the wizard (and the terminal around it) must not outlive the test.
+    onCleanup(() => {
+      if (proc.exitCode === null) proc.kill("SIGKILL");
+    });
     let screen = "";
     const reading = (async () => {
       for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) screen += new TextDecoder().decode(chunk);
@@ -129,6 +134,7 @@ describe("svc setup", () => {
     await answer("Address to listen on", "\x7f".repeat(4) + "9191\r"); // 127.0.0.1:8080 → 127.0.0.1:9191
     await answer("Public URL", "\r");
     await answer("Where should database replicas go", "\r");
+    await answer("Treasury address", "\r"); // empty: deposits stay off
     await answer("Enable the admin API", "\r");
     await answer("Enable /metrics", "\x1b[C\r"); // → No
     expect(await proc.exited).toBe(0);
@@ -257,5 +263,29 @@ describe("svc keys", () => {
     expect((await runSvc(["keys", "mint", "--account", account.id, "--scopes", "teleport", "--data-dir", dir])).code).toBe(2);
     expect((await runSvc(["keys", "mint", "--account", "acct_nope", "--data-dir", dir])).code).toBe(1);
     expect((await runSvc(["keys", "revoke", "key_nope", "--data-dir", dir])).code).toBe(1);
+  });
+});
+
+describe("svc admin credit", () => {
+  test("grant and debit are ledger adjustments, audited, visible in admin metrics; never below spendable", async () => {
+    const { dir } = await setUp(["--replica", "off"]);
+    const account = withCtx(dir, (ctx) => createAccount(ctx));
+    const grant = await runSvc(["admin", "credit", "grant", "--account", account.id, "--micro-usd", "5000000", "--reason", "trial", "--data-dir", dir]);
+    expect(grant.code).toBe(0);
+    expect(grant.stdout).toContain("balance now $5.00");
+    expect((await runSvc(["admin", "credit", "debit", "--account", account.id, "--micro-usd", "1500000", "--reason", "correction", "--data-dir", dir])).code).toBe(0);
+    const over = await runSvc(["admin", "credit", "debit", "--account", account.id, "--micro-usd", "9000000", "--reason", "too much", "--data-dir", dir]);
+    expect(over.code).toBe(1);
+    expect(over.stderr).toContain("spendable credit does not cover");
+    expect((await runSvc(["admin", "credit", "grant", "--account", account.id, "--micro-usd", "10", "--data-dir", dir])).code).toBe(2);
+    expect((await runSvc(["admin", "credit", "grant", "--account", account.id, "--micro-usd", "1.5", "--reason", "x", "--data-dir", dir])).code).toBe(2);
+    const entries = withCtx(dir, (ctx) => ctx.db.query<{ kind: string; amount_micro_usd: number; memo: string }, [string]>("SELECT kind, amount_micro_usd, memo FROM ledger_entries WHERE account_id = ? ORDER BY seq").all(account.id));
+    expect(entries).toEqual([
+      { kind: "adjustment", amount_micro_usd: 5_000_000, memo: "trial" },
+      { kind: "adjustment", amount_micro_usd: -1_500_000, memo: "correction" },
+    ]);
+    const metrics = JSON.parse((await runSvc(["admin", "metrics", "--json", "--data-dir", dir])).stdout);
+    expect(metrics.adjustments_micro_usd.all_time).toEqual({ granted: 5_000_000, taken: 1_500_000 });
+    expect(withCtx(dir, (ctx) => ctx.audit.recent().map((a) => a.action))).toEqual(["credit.debit", "credit.grant"]);
   });
 });

@@ -26,6 +26,8 @@ export interface HarnessOptions {
   config?: (c: Config) => void;
   log?: Logger;
   dir?: string;
+  /** A clock to continue (a restart in a test keeps its time); a fresh one otherwise. */
+  clock?: ManualClock;
   /** backup.replica for this data dir; replication is off unless a test asks for it. */
   replica?: string;
 }
@@ -58,7 +60,7 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   });
   const config = loadConfig({ dataDir: dir }, {});
   options.config?.(config);
-  const clock = new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
+  const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
   const ctx = openContext(config, { clock, log: options.log ?? silentLogger });
   const app = buildApp(ctx);
   const request: Harness["request"] = (method, path, init = {}) => {

@@ -15,6 +15,8 @@ export interface AdminMetrics {
   accounts: { total: number; suspended: number; paying: number };
   spend_micro_usd: Record<Window, number>;
   credited_micro_usd: Record<Window, number>;
+  /** Operator adjustments (svc admin credit grant|debit): granted is added credit, taken is removed credit. */
+  adjustments_micro_usd: Record<Window, { granted: number; taken: number }>;
   events_by_kind: Record<"24h" | "all_time", Record<string, number>>;
 }
 
@@ -32,12 +34,21 @@ export function adminMetrics(ctx: Context): AdminMetrics {
     "30d": sum(kind, now - WINDOWS["30d"]),
     all_time: sum(kind, 0),
   });
+  const adjusted = (since: number) => {
+    const r = ctx.db
+      .query<{ granted: number | null; taken: number | null }, [number]>(
+        "SELECT sum(CASE WHEN amount_micro_usd > 0 THEN amount_micro_usd END) AS granted, -sum(CASE WHEN amount_micro_usd < 0 THEN amount_micro_usd END) AS taken FROM ledger_entries WHERE kind = 'adjustment' AND created_at >= ?",
+      )
+      .get(since)!;
+    return { granted: r.granted ?? 0, taken: r.taken ?? 0 };
+  };
   return {
     generated_at: isoTime(now),
     billing_enforced: ctx.config.billing.enforced,
     accounts: { total: accounts.total, suspended: accounts.suspended ?? 0, paying },
     spend_micro_usd: byWindow("debit"),
     credited_micro_usd: byWindow("credit"),
+    adjustments_micro_usd: { "24h": adjusted(now - WINDOWS["24h"]), "7d": adjusted(now - WINDOWS["7d"]), "30d": adjusted(now - WINDOWS["30d"]), all_time: adjusted(0) },
     events_by_kind: { "24h": ctx.outbox.countsByType(now - WINDOWS["24h"]), all_time: ctx.outbox.countsByType() },
   };
 }

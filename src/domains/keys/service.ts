@@ -9,6 +9,7 @@ import { newId } from "../../core/ids.ts";
 import { monthOf } from "../../core/meter.ts";
 import type { MicroUsd } from "../../core/money.ts";
 import { newSecret, secretPrefix, sha256Hex } from "../../core/secrets.ts";
+import { assertApiKeyAllowed } from "../billing/limits.ts";
 import type { Context } from "../../context.ts";
 import { API_KEY_PREFIX } from "./principal.ts";
 import { hasScope, missingScope, scopesWithin } from "./scopes.ts";
@@ -42,6 +43,8 @@ export function mintKey(ctx: Context, input: MintInput): MintedKey {
   const token = newSecret(API_KEY_PREFIX);
   const now = ctx.clock.now();
   return ctx.tx.run(() => {
+    // A fresh key from a person (no kind given: POST /v1/keys, svc keys mint) counts against the plan's api_keys limit; rotation names its kind.
+    if (input.kind === undefined) assertApiKeyAllowed(ctx, input.accountId);
     const parent = input.parentId ? getKeyRow(ctx, input.parentId) : null;
     const row = ctx.db
       .query<KeyRow, (string | number | null)[]>(

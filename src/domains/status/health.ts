@@ -28,7 +28,9 @@ export interface SampleDetail {
 export function takeSample(ctx: Context): { ok: boolean; detail: SampleDetail } {
   const problems: string[] = [];
   const stats = ctx.scheduler.stats();
-  const lag = stats.oldest_due_ms ?? 0;
+  // Jobs that fell due while svc was down run right after start; that backlog is not a stuck
+  // scheduler, so lag counts only from when this process started.
+  const lag = Math.min(stats.oldest_due_ms ?? 0, Math.max(0, ctx.clock.now() - ctx.startedAt));
   if (lag > MAX_JOB_LAG_MS) problems.push(`job queue is ${Math.round(lag / 1000)}s behind`);
   let free: number | null = null;
   try {
