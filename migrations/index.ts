@@ -12,6 +12,7 @@ import m0006 from "./0006_mandates_ghosts.sql" with { type: "text" };
 import m0007 from "./0007_deposits.sql" with { type: "text" };
 import m0008 from "./0008_request_stats.sql" with { type: "text" };
 import m0009 from "./0009_plans_alerts.sql" with { type: "text" };
+import m0010 from "./0010_receipts.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   { version: 7, name: "0007_deposits", sql: m0007 },
   { version: 8, name: "0008_request_stats", sql: m0008 },
   { version: 9, name: "0009_plans_alerts", sql: m0009 },
+  { version: 10, name: "0010_receipts", sql: m0010 },
 ];

@@ -24,6 +24,7 @@ import { Transactions } from "./core/transaction.ts";
 import { ReplicationStatus } from "./domains/backup/posture.ts";
 import { parseReplica } from "./domains/backup/replica-url.ts";
 import { registerBalanceAlerts } from "./domains/billing/alerts.ts";
+import { registerReceiptMinting } from "./domains/receipts/mint.ts";
 import { VERSION } from "./version.ts";
 
 export interface Context {
@@ -107,5 +108,7 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
   // Here rather than in buildApp or registerJobs: balances also fall in processes that build
   // neither (svc admin credit debit in the CLI), and balance_low must fire for every debit.
   registerBalanceAlerts(ctx);
+  // Every settle, from any process, mints its receipt in the same transaction.
+  registerReceiptMinting(ctx);
   return ctx;
 }

@@ -62,13 +62,22 @@ export interface Reservation {
   reservedAt: number;
 }
 
+/** The signed receipt a settle produced (the receipts domain's hook fills it in). */
+export interface SettledReceipt {
+  id: string;
+  receipt: string;
+  signature: string;
+  signer: string;
+}
+
 export interface Settlement {
   usageEventId: string;
   cost: MicroUsd;
+  receipt: SettledReceipt | null;
 }
 
 /** Runs inside settle's transaction; the receipts domain registers one to mint the receipt. */
-export type SettleHook = (info: { reservation: Reservation; cost: MicroUsd; usageEventId: string; units: Record<string, unknown>; status: string }) => void;
+export type SettleHook = (info: { reservation: Reservation; cost: MicroUsd; usageEventId: string; units: Record<string, unknown>; status: string; at: number }) => { receipt?: SettledReceipt } | void;
 
 /** A usage event as it was committed: what SSE feeds and webhooks of metering see. */
 export interface UsageEvent {
@@ -231,8 +240,9 @@ export class Meter {
         .get(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId, now)!;
       const event: UsageEvent = { seq: row.seq, id: usageEventId, account_id: r.accountId, key_id: r.keyId, kind: r.kind, resource: r.resource, run_id: r.runId, cost_micro_usd: cost, reserved_micro_usd: r.amount, units, status, created_at: now };
       this.tx.afterCommit(() => this.usage.publish(event));
-      for (const hook of this.hooks) hook({ reservation: r, cost, usageEventId, units, status });
-      return { usageEventId, cost };
+      let receipt: SettledReceipt | null = null;
+      for (const hook of this.hooks) receipt = hook({ reservation: r, cost, usageEventId, units, status, at: now })?.receipt ?? receipt;
+      return { usageEventId, cost, receipt };
     });
   }
 
