@@ -1,9 +1,13 @@
-/** svc keys mint|list|revoke: operators minting and revoking API keys for an account. */
+/**
+ * svc keys mint|list|revoke: operators minting and revoking API keys for an account.
+ * svc keys rotate-signer: a new receipt signer key (the old address stays on record).
+ */
 import { formatUsd, parseUsd } from "../src/core/money.ts";
 import { getAccount } from "../src/domains/accounts/service.ts";
 import { parseScopes } from "../src/domains/keys/scopes.ts";
 import { listKeys, mintKey, revokeKey } from "../src/domains/keys/service.ts";
 import { getKeyRow } from "../src/domains/keys/store.ts";
+import { rotateSigner } from "../src/domains/receipts/signers.ts";
 import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "./command.ts";
 import { withContext } from "./open.ts";
 
@@ -87,4 +91,25 @@ const revoke: Command = {
     }),
 };
 
-export const keysGroup: Group = { name: "keys", summary: "API keys: mint, list, revoke", commands: [mint, list, revoke] };
+const rotateSignerCommand: Command = {
+  name: "keys rotate-signer",
+  summary: "Replace the receipt signer key; receipts the old key signed stay verifiable",
+  options: { ...locationOptions, json },
+  details: `
+Makes a new secp256k1 key, seals it into <data dir>/signer.key in place of the old one, and
+records it as the current signer. The old address keeps its validity window in
+GET /v1/receipts/pubkey, and receipts it signed before now still verify; its key is gone from
+disk, so svc never signs with it again. A running svc serve switches to the new key at its
+next signature (no restart). Back up the new signer.key (docs/backup.md).`,
+  run: ({ values }) =>
+    withContext(values, (ctx) => {
+      const rotation = rotateSigner(ctx);
+      if (values.json) return void console.log(JSON.stringify(rotation, null, 2));
+      console.log(`new receipt signer ${rotation.signer.address} (current from ${rotation.signer.valid_from})`);
+      if (rotation.retired) console.log(`retired ${rotation.retired.address} (valid ${rotation.retired.valid_from} to ${rotation.retired.valid_until}); receipts it signed before then still verify`);
+      console.log("a running svc serve signs with the new key from its next receipt on; no restart needed");
+      console.log(`back up the new ${ctx.paths.signerKey} (docs/backup.md); the old key is no longer on disk`);
+    }),
+};
+
+export const keysGroup: Group = { name: "keys", summary: "API keys: mint, list, revoke; the receipt signer: rotate-signer", commands: [mint, list, revoke, rotateSignerCommand] };

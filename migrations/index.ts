@@ -13,6 +13,8 @@ import m0007 from "./0007_deposits.sql" with { type: "text" };
 import m0008 from "./0008_request_stats.sql" with { type: "text" };
 import m0009 from "./0009_plans_alerts.sql" with { type: "text" };
 import m0010 from "./0010_receipts.sql" with { type: "text" };
+import m0011 from "./0011_signers.sql" with { type: "text" };
+import m0012 from "./0012_runs_anchors.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -31,4 +33,6 @@ export const migrations: Migration[] = [
   { version: 8, name: "0008_request_stats", sql: m0008 },
   { version: 9, name: "0009_plans_alerts", sql: m0009 },
   { version: 10, name: "0010_receipts", sql: m0010 },
+  { version: 11, name: "0011_signers", sql: m0011 },
+  { version: 12, name: "0012_runs_anchors", sql: m0012 },
 ];

@@ -11,6 +11,7 @@ import { bodyHook } from "./core/body.ts";
 import { errorHandler } from "./core/error-handler.ts";
 import { isDenied } from "./domains/admin/denylist.ts";
 import { adminRoutes } from "./domains/admin/routes.ts";
+import { anchorRoutes } from "./domains/anchors/routes.ts";
 import { passkeyRoutes } from "./domains/auth/passkey-routes.ts";
 import { authRoutes } from "./domains/auth/routes.ts";
 import { alertRoutes } from "./domains/billing/alert-routes.ts";
@@ -19,14 +20,17 @@ import { billingRoutes } from "./domains/billing/routes.ts";
 import { depositRoutes } from "./domains/billing/deposit-routes.ts";
 import { paymentTerms } from "./domains/billing/x402.ts";
 import { creditRoutes } from "./domains/credit/routes.ts";
+import { explorerRoutes } from "./domains/explorer/routes.ts";
 import { ghostRoutes } from "./domains/ghosts/routes.ts";
 import { keyRoutes } from "./domains/keys/routes.ts";
 import { mandateRoutes } from "./domains/mandates/routes.ts";
 import { metaRoutes } from "./domains/meta/routes.ts";
 import { metricsRoutes } from "./domains/metrics/routes.ts";
 import { orgRoutes } from "./domains/orgs/routes.ts";
+import { receiptRoutes } from "./domains/receipts/routes.ts";
 import { requestStats } from "./domains/reports/request-stats.ts";
 import { reportRoutes } from "./domains/reports/routes.ts";
+import { runRoutes } from "./domains/runs/routes.ts";
 import { statusRoutes } from "./domains/status/routes.ts";
 import { usageRoutes } from "./domains/usage/routes.ts";
 
@@ -62,6 +66,10 @@ export function buildApp(ctx: Context): AnyElysia {
   app.use(ghostRoutes(ctx));
   app.use(usageRoutes(ctx));
   app.use(reportRoutes(ctx));
+  app.use(runRoutes(ctx));
+  app.use(anchorRoutes(ctx));
+  app.use(explorerRoutes(ctx));
+  app.use(receiptRoutes(ctx));
 
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));

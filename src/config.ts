@@ -123,6 +123,25 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false },
     ),
+    /** Receipt batches and run proofs: their Merkle roots and where they are anchored (docs/receipts.md). */
+    anchors: T.Object(
+      {
+        /** The memo an anchor carries is `<memo_prefix>:v1:<root>`. */
+        memo_prefix: T.String({ pattern: "^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$" }),
+        /** How often new receipts are gathered into one batch root and anchored. */
+        batch_interval_secs: T.Integer({ minimum: 60, maximum: 7 * 86_400 }),
+        evm: T.Object(
+          {
+            /** A chain name from chains[] to anchor roots on (a transaction per root); empty = off. */
+            chain: T.String(),
+            /** Blocks a root's transaction needs to count as anchored; absent: the chain's `confirmations`. */
+            confirmations: T.Optional(T.Integer({ minimum: 1, maximum: 10_000 })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      { additionalProperties: false },
+    ),
     backup: T.Object(
       {
         /** Litestream replica URL (file:///dir, s3://bucket/path?…), or "off". */
@@ -162,6 +181,7 @@ export function defaults(): Omit<Config, "config_path" | "public_url" | "data_di
     auth: { session_idle_secs: 7 * 86_400, session_max_secs: 30 * 86_400, siwe_chain_ids: [1], siwe_max_age_secs: 600 },
     keys: { rotation_grace_secs: 86_400, breaker_micro_usd_per_minute: 5_000_000, max_delegation_depth: 4 },
     passkeys: { rp_id: "", rp_name: "svc", origin: "" },
+    anchors: { memo_prefix: "svc", batch_interval_secs: 3600, evm: { chain: "" } },
     backup: { replica: "off", sync_interval_secs: 1, litestream: "litestream" },
   };
 }
@@ -289,6 +309,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env, cwd 
   if (billing.treasury && !/^0x[0-9a-fA-F]{40}$/.test(billing.treasury)) throw new ConfigError(`billing.treasury: "${billing.treasury}" is not a 0x address`);
   const names = (merged.chains as { name: string }[]).map((c) => c.name);
   if (new Set(names).size !== names.length) throw new ConfigError("chains: two chains have the same name");
+  const anchorChain = (merged.anchors as { evm: { chain: string } }).evm.chain;
+  if (anchorChain && !names.includes(anchorChain)) throw new ConfigError(`anchors.evm.chain: "${anchorChain}" is not a configured chain (chains: ${names.join(", ") || "none"})`);
   const pk = merged.passkeys as { rp_id: string; origin: string };
   if (Boolean(pk.rp_id) !== Boolean(pk.origin)) throw new ConfigError("passkeys: set both rp_id and origin (or neither, to turn passkeys off)");
   if (pk.origin && !/^https?:\/\/[^/\s]+$/.test(pk.origin)) throw new ConfigError(`passkeys.origin: "${pk.origin}" must be scheme://host[:port] with no path`);

@@ -25,6 +25,7 @@ import { ReplicationStatus } from "./domains/backup/posture.ts";
 import { parseReplica } from "./domains/backup/replica-url.ts";
 import { registerBalanceAlerts } from "./domains/billing/alerts.ts";
 import { registerReceiptMinting } from "./domains/receipts/mint.ts";
+import { registerSigner } from "./domains/receipts/signers.ts";
 import { VERSION } from "./version.ts";
 
 export interface Context {
@@ -108,6 +109,14 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
   // Here rather than in buildApp or registerJobs: balances also fall in processes that build
   // neither (svc admin credit debit in the CLI), and balance_low must fire for every debit.
   registerBalanceAlerts(ctx);
+  // The signer on record follows the key file, and ctx.signer follows rotations made by other
+  // processes (`svc keys rotate-signer` while svc serve runs): src/domains/receipts/signers.ts.
+  try {
+    registerSigner(ctx);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   // Every settle, from any process, mints its receipt in the same transaction.
   registerReceiptMinting(ctx);
   return ctx;

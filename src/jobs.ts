@@ -3,6 +3,7 @@
  * `svc serve` calls this before starting the scheduler; a domain adds its jobs here.
  */
 import type { Context } from "./context.ts";
+import { registerAnchorJobs } from "./domains/anchors/service.ts";
 import { registerPasskeyJobs } from "./domains/auth/passkeys.ts";
 import { pruneNonces } from "./domains/auth/siwe.ts";
 import { registerDepositJobs } from "./domains/billing/deposits.ts";
@@ -23,6 +24,8 @@ export function registerJobs(ctx: Context): void {
   registerSubscriptionJobs(ctx);
   // Pending USDT deposits are re-checked every 30 s and credited once they have their confirmations.
   registerDepositJobs(ctx);
+  // New receipts are batched under one Merkle root per interval and anchored; evm anchors are sent and confirmed.
+  registerAnchorJobs(ctx);
   ctx.scheduler.every("jobs.prune_failed", DAY_MS, () => {
     ctx.scheduler.pruneFailed(30 * DAY_MS);
   });

@@ -1,6 +1,8 @@
 /**
  * A small EVM JSON-RPC client over fetch: chain id, head block, transaction receipts, and the
- * ERC-20 Transfer logs in a receipt. Deposits and x402 payments verify transfers with it.
+ * ERC-20 Transfer logs in a receipt. Deposits and x402 payments verify transfers with it; the
+ * evm anchor backend also sends transactions with it (nonce, fee history, gas estimate, raw
+ * send, balance — signing happens in the caller, never on the node).
  *
  * Every call has a timeout and a bounded number of retries (only for failures worth retrying:
  * network errors, timeouts, 429 and 5xx). RPC URLs often carry a provider's API key in their
@@ -142,6 +144,46 @@ export class ChainClient {
   /** Whether the node knows the transaction at all (mined or waiting in its mempool). */
   async transactionExists(hash: string): Promise<boolean> {
     return (await this.call("eth_getTransactionByHash", [hash])) !== null;
+  }
+
+  /** Transactions sent from `address`; with "pending", counting those still in the node's mempool (the next nonce to use). */
+  async transactionCount(address: string, block: "latest" | "pending" = "pending"): Promise<bigint> {
+    return quantity(await this.call("eth_getTransactionCount", [address, block]), "eth_getTransactionCount");
+  }
+
+  async balance(address: string): Promise<bigint> {
+    return quantity(await this.call("eth_getBalance", [address, "latest"]), "eth_getBalance");
+  }
+
+  /**
+   * eth_feeHistory over the last `blocks` blocks: base fees (one more than `blocks`: the last is
+   * the next block's) and, per block, the priority fees paid at each requested percentile.
+   */
+  async feeHistory(blocks: number, percentiles: number[]): Promise<{ baseFeePerGas: bigint[]; reward: bigint[][] }> {
+    const what = "eth_feeHistory";
+    const raw = (await this.call(what, [`0x${blocks.toString(16)}`, "latest", percentiles])) as { baseFeePerGas?: unknown; reward?: unknown } | null;
+    if (!raw || typeof raw !== "object" || !Array.isArray(raw.baseFeePerGas) || !raw.baseFeePerGas.length) throw badResponse(what);
+    const reward = raw.reward === undefined || raw.reward === null ? [] : raw.reward;
+    if (!Array.isArray(reward)) throw badResponse(what);
+    return {
+      baseFeePerGas: raw.baseFeePerGas.map((v) => quantity(v, what)),
+      reward: reward.map((row) => {
+        if (!Array.isArray(row)) throw badResponse(what);
+        return row.map((v) => quantity(v, what));
+      }),
+    };
+  }
+
+  async estimateGas(tx: { from: string; to: string; data: string; value?: bigint }): Promise<bigint> {
+    const call = { from: tx.from, to: tx.to, data: tx.data, value: `0x${(tx.value ?? 0n).toString(16)}` };
+    return quantity(await this.call("eth_estimateGas", [call]), "eth_estimateGas");
+  }
+
+  /** Broadcasts a signed transaction; the node answers with its hash. */
+  async sendRawTransaction(raw: string): Promise<string> {
+    const hash = hexData(await this.call("eth_sendRawTransaction", [raw]), "eth_sendRawTransaction");
+    if (hash.length !== 66) throw badResponse("eth_sendRawTransaction");
+    return hash;
   }
 
   private async call(method: string, params: unknown[]): Promise<unknown> {

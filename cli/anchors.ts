@@ -1,0 +1,68 @@
+/**
+ * svc anchors evm-key: create the sealed anchor wallet (once) and print the address to fund.
+ * svc anchors status: anchors by backend and status, and why open evm anchors are stuck.
+ * Reference: docs/receipts.md (Runs, proofs and anchors).
+ */
+import { ChainClient, ChainRpcError } from "../src/core/chain.ts";
+import { anchorChain } from "../src/domains/anchors/evm.ts";
+import { createAnchorWallet, loadAnchorWallet } from "../src/domains/anchors/wallet.ts";
+import { redactRpcUrl } from "./chains.ts";
+import { type Command, type Group, locationOptions } from "./command.ts";
+import { withContext } from "./open.ts";
+
+/** The balance is a courtesy: a silent node must not hang the command. */
+const BALANCE_TIMEOUT_MS = 5_000;
+
+const formatEth = (wei: bigint) => {
+  const whole = wei / 10n ** 18n;
+  const frac = (wei % 10n ** 18n).toString().padStart(18, "0").replace(/0+$/, "");
+  return frac ? `${whole}.${frac}` : `${whole}`;
+};
+
+const evmKey: Command = {
+  name: "anchors evm-key",
+  summary: "Create the anchor wallet (a sealed key, once) and print its address to fund",
+  options: locationOptions,
+  details: `The wallet pays for evm anchor transactions (anchors.evm.chain in svc.toml). It is its
+own key, not the receipt signer, sealed with the master key in <data dir>/anchor.key (0600).
+Running the command again prints the same address. Fund it with the chain's native coin.`,
+  run: ({ values }) =>
+    withContext(values, async (ctx) => {
+      const { address, created } = createAnchorWallet(ctx.config, ctx.sealer);
+      if (created) ctx.audit.record("cli", "anchors.evm_key", address, {});
+      console.log(`${created ? "created" : "kept"} anchor wallet ${address}`);
+      const chain = anchorChain(ctx);
+      if (!chain) return void console.log("evm anchoring is off: set anchors.evm.chain in svc.toml to a chain from `svc chains list`, then restart svc");
+      try {
+        const wei = await new ChainClient(chain.rpc_url, { timeoutMs: BALANCE_TIMEOUT_MS, retries: 0 }).balance(address);
+        console.log(`balance on ${chain.name}: ${formatEth(wei)} (native coin)${wei === 0n ? ": fund this address so anchors can be sent" : ""}`);
+      } catch (err) {
+        if (!(err instanceof ChainRpcError)) throw err;
+        console.log(`balance on ${chain.name}: unknown (the node at ${redactRpcUrl(chain.rpc_url)} did not answer: ${err.message})`);
+      }
+    }),
+};
+
+const status: Command = {
+  name: "anchors status",
+  summary: "Anchors by backend and status; why open evm anchors have not gone through",
+  options: locationOptions,
+  run: ({ values }) =>
+    withContext(values, (ctx) => {
+      const rows = ctx.db.query<{ backend: string; status: string; n: number }, []>("SELECT backend, status, count(*) AS n FROM anchors GROUP BY backend, status ORDER BY backend, status").all();
+      if (!rows.length) console.log("no anchors yet");
+      for (const r of rows) console.log(`${r.backend}  ${r.status}  ${r.n}`);
+      const chain = anchorChain(ctx);
+      console.log(chain ? `evm anchoring on ${chain.name} (chain id ${chain.chain_id})` : "evm anchoring is off (anchors.evm.chain)");
+      const wallet = loadAnchorWallet(ctx.config, ctx.sealer);
+      if (chain) console.log(wallet ? `anchor wallet ${wallet.address}` : "no anchor wallet: run `svc anchors evm-key`");
+      const stuck = ctx.db
+        .query<{ status: string; last_error: string; n: number }, []>(
+          "SELECT status, last_error, count(*) AS n FROM anchors WHERE backend = 'evm' AND status != 'anchored' AND last_error IS NOT NULL GROUP BY status, last_error ORDER BY n DESC LIMIT 5",
+        )
+        .all();
+      for (const s of stuck) console.log(`${s.n} ${s.status}: ${s.last_error}`);
+    }),
+};
+
+export const anchorsGroup: Group = { name: "anchors", summary: "Anchors of receipt roots: the evm anchor wallet, status", commands: [evmKey, status] };

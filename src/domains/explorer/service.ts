@@ -1,0 +1,78 @@
+/**
+ * GET /v1/explorer (public): what anyone may see of svc's proofs. Aggregate counts (receipts
+ * minted, runs, roots, anchors per backend), the most recent receipts their owners chose to
+ * share, and the most recent anchors. Nothing about an unshared receipt appears here: not its
+ * id, kind, cost or time. Passports join this page when they exist (spec §4.1).
+ */
+import { isoTime } from "../../core/clock.ts";
+import type { Context } from "../../context.ts";
+
+export const RECENT_LIMIT = 20;
+
+export interface ExplorerPage {
+  counts: {
+    receipts_minted: number;
+    receipts_shared: number;
+    runs: number;
+    roots: number;
+    batches: number;
+    /** Roots with an anchor in status anchored, per backend. */
+    roots_anchored: Record<string, number>;
+  };
+  recent_shared_receipts: { id: string; kind: string; status: string; cost_micro_usd: number; created_at: string; shared_at: string; url: string }[];
+  recent_anchors: { root: string; backend: string; status: string; external_id: string | null; created_at: string; confirmed_at: string | null; url: string }[];
+  passports: never[];
+  note: string;
+}
+
+function counts(ctx: Context): ExplorerPage["counts"] {
+  const one = (sql: string) => ctx.db.query<{ n: number | null }, []>(sql).get()?.n ?? 0;
+  const anchored = ctx.db.query<{ backend: string; n: number }, []>("SELECT backend, count(*) AS n FROM anchors WHERE status = 'anchored' GROUP BY backend").all();
+  return {
+    // seq only grows (AUTOINCREMENT), so its maximum counts every receipt ever minted, even ones retention removed, in O(1).
+    receipts_minted: one("SELECT max(seq) AS n FROM receipts"),
+    receipts_shared: one("SELECT count(*) AS n FROM receipts WHERE shared_at IS NOT NULL"),
+    // Run ids are per account: the same id in two accounts is two runs.
+    runs: one("SELECT count(*) AS n FROM (SELECT 1 FROM receipts WHERE run_id IS NOT NULL GROUP BY account_id, run_id)"),
+    roots: one("SELECT count(*) AS n FROM merkle_roots"),
+    batches: one("SELECT count(*) AS n FROM receipt_batches"),
+    roots_anchored: Object.fromEntries([["log", 0], ["evm", 0], ...anchored.map((r) => [r.backend, r.n] as const)]),
+  };
+}
+
+export function explorerPage(ctx: Context): ExplorerPage {
+  const base = ctx.config.public_url;
+  const shared = ctx.db
+    .query<{ id: string; kind: string; status: string; cost_micro_usd: number; created_at: number; shared_at: number }, [number]>(
+      "SELECT id, kind, status, cost_micro_usd, created_at, shared_at FROM receipts WHERE shared_at IS NOT NULL ORDER BY shared_at DESC, seq DESC LIMIT ?",
+    )
+    .all(RECENT_LIMIT);
+  const anchors = ctx.db
+    .query<{ root: string; backend: string; status: string; external_id: string | null; created_at: number; confirmed_at: number | null }, [number]>(
+      "SELECT root, backend, status, external_id, created_at, confirmed_at FROM anchors ORDER BY created_at DESC, id DESC LIMIT ?",
+    )
+    .all(RECENT_LIMIT);
+  return {
+    counts: counts(ctx),
+    recent_shared_receipts: shared.map((r) => ({
+      id: r.id,
+      kind: r.kind,
+      status: r.status,
+      cost_micro_usd: r.cost_micro_usd,
+      created_at: isoTime(r.created_at),
+      shared_at: isoTime(r.shared_at),
+      url: `${base}/v1/receipts/shared/${r.id}`,
+    })),
+    recent_anchors: anchors.map((a) => ({
+      root: a.root,
+      backend: a.backend,
+      status: a.status,
+      external_id: a.external_id,
+      created_at: isoTime(a.created_at),
+      confirmed_at: a.confirmed_at === null ? null : isoTime(a.confirmed_at),
+      url: `${base}/v1/anchors/${a.root}`,
+    })),
+    passports: [],
+    note: "Passports join this page when agent passports are built (spec §4.1); only receipts their owners share are listed.",
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * /v1/receipts/*: the signer and verification (public), the owner's receipts and sharing
+ * (session), and what a shared receipt shows the world (public: JSON and an SVG badge).
+ * Thin: each route is one call into service.ts / verify.ts / signers.ts (docs/receipts.md).
+ *
+ * Literal segments win over templates (spec §9.3): /pubkey, /verify and /shared/:id are
+ * matched before /:id and /:id/share — Elysia's router prefers static segments, and
+ * test/domains/receipts.test.ts holds it to that.
+ */
+import { Elysia, t } from "elysia";
+import type { Context } from "../../context.ts";
+import { guards } from "../../guards.ts";
+import { renderBadge } from "./badge.ts";
+import { getReceipt, getSharedReceipt, shareReceipt, sharedRow, unshareReceipt, verifyStored } from "./service.ts";
+import { currentSigner, listSigners, signerView } from "./signers.ts";
+import { verifyReceipt } from "./verify.ts";
+
+const tags = ["receipts"];
+const session = [{ session: [] }];
+const Params = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
+
+/** Shown in the OpenAPI document only: the route reads any body and answers valid:false for a wrong one. */
+const VerifyBody = {
+  required: true,
+  content: {
+    "application/json": {
+      schema: {
+        type: "object" as const,
+        properties: {
+          receipt: { type: "string" as const, description: "base64url of the canonical JSON payload, exactly as issued" },
+          signature: { type: "string" as const, description: "0x-hex EIP-191 signature of the receipt string (65 bytes)" },
+        },
+        required: ["receipt", "signature"],
+      },
+    },
+  },
+};
+
+export function receiptRoutes(ctx: Context) {
+  const open = new Elysia({ prefix: "/v1/receipts" })
+    .use(guards.public(ctx))
+    .get(
+      "/pubkey",
+      () => ({
+        address: currentSigner(ctx.db)?.address ?? ctx.signer.address,
+        scheme: "eip191-personal-sign",
+        algorithm: "secp256k1",
+        encoding: "base64url(canonical JSON)",
+        canonical_json: "object keys sorted ascending by Unicode code point, arrays in order, integers only, minimal string escaping, no whitespace",
+        signers: listSigners(ctx.db).map(signerView),
+      }),
+      { detail: { summary: "The receipt signer's address and scheme, with every past signer and its validity window", tags } },
+    )
+    .post(
+      "/verify",
+      ({ body }) => {
+        // Any body: a wrong shape is an answer (valid:false with a reason), never a 400 or 500.
+        const input = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+        if (!input) return { valid: false, reason: "body must be a JSON object {receipt, signature}", recovered_address: null, payload: null };
+        return verifyReceipt(input.receipt, input.signature, listSigners(ctx.db));
+      },
+      {
+        detail: {
+          summary: "Verify a receipt (or any svc signed statement): {valid, recovered_address, payload}, with signer when valid and reason when not",
+          tags,
+          requestBody: VerifyBody,
+        },
+      },
+    )
+    .get("/shared/:id", ({ params }) => getSharedReceipt(ctx, params.id), {
+      params: Params,
+      detail: { summary: "A receipt its owner shared (404 otherwise, the same as for an unknown id)", tags },
+    })
+    .get(
+      "/:id/badge.svg",
+      ({ params }) => {
+        const row = sharedRow(ctx, params.id);
+        const svg = renderBadge({ kind: row.kind, verified: verifyStored(ctx, row).valid, costMicroUsd: row.cost_micro_usd });
+        return new Response(svg, {
+          headers: {
+            "content-type": "image/svg+xml; charset=utf-8",
+            // Unsharing must take effect at once; and an SVG opened directly runs nothing.
+            "cache-control": "no-cache",
+            "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+      { params: Params, detail: { summary: "SVG badge of a shared receipt: kind, verified, cost (404 when not shared)", tags } },
+    );
+
+  const owned = new Elysia({ prefix: "/v1/receipts" })
+    .use(guards.session(ctx))
+    .get("/:id", ({ principal, params }) => getReceipt(ctx, principal.accountId, params.id), {
+      params: Params,
+      detail: { summary: "One of the account's receipts, with its decoded payload and sharing state", tags, security: session },
+    })
+    .post("/:id/share", ({ principal, params }) => shareReceipt(ctx, principal.accountId, params.id), {
+      params: Params,
+      detail: { summary: "Share the receipt publicly (idempotent): returns share_url and badge_url", tags, security: session },
+    })
+    .delete("/:id/share", ({ principal, params }) => unshareReceipt(ctx, principal.accountId, params.id), {
+      params: Params,
+      detail: { summary: "Stop sharing the receipt (idempotent): its public URL and badge answer 404", tags, security: session },
+    });
+
+  return new Elysia().use(open).use(owned);
+}
