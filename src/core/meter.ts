@@ -221,15 +221,31 @@ export class Meter {
     return outcome.reservation;
   }
 
-  /** Charges the actual cost (at most the reservation), releases the rest, records usage. */
+  /**
+   * Charges the actual cost, releases the rest of the reservation, records usage. A cost above
+   * the reservation (an upstream that produced more than its estimate) is charged from
+   * spendable credit as far as it goes, never below zero; what could not be charged is
+   * recorded on the usage event as uncharged_micro_usd.
+   */
   settle(r: Reservation, cost: MicroUsd, details: { units?: Record<string, unknown>; status?: string } = {}): Settlement {
     assertMicroUsd(cost, "cost");
-    if (cost < 0 || cost > r.amount) throw new RangeError(`settled cost ${cost} must be between 0 and the reserved ${r.amount}`);
+    if (cost < 0) throw new RangeError("a settled cost cannot be negative");
     const now = this.clock.now();
     const status = details.status ?? "succeeded";
-    const units = details.units ?? {};
+    const units = { ...details.units };
     return this.tx.run(() => {
-      if (r.holdId) this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined });
+      let billed = cost;
+      if (cost <= r.amount) {
+        if (r.holdId) this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined });
+      } else {
+        if (r.holdId) this.ledger.capture(r.holdId, r.amount, { type: r.kind, id: r.resource ?? undefined });
+        const extra = cost - r.amount;
+        const take = Math.min(extra, this.ledger.balance(r.accountId).spendable_micro_usd);
+        if (take > 0) this.ledger.debit(r.accountId, take, { type: r.kind, id: r.resource ?? undefined, memo: "usage above its reservation" });
+        billed = r.amount + take;
+        if (take < extra) units.uncharged_micro_usd = extra - take;
+      }
+      cost = billed;
       this.moveChain(r, cost, now);
       const usageEventId = newId("use");
       const row = this.db

@@ -53,12 +53,28 @@ describe("reserve and settle", () => {
     expect(() => h.ctx.meter.settle(r, 1)).toThrow(); // a reservation settles once
   });
 
-  test("release gives everything back; a settle above the reservation is refused", () => {
+  test("a cost above the reservation is charged from spendable credit, never below zero", () => {
+    h = makeHarness();
+    const account = funded(3 * USD);
+    const key = mintKey(h.ctx, { accountId: account }).view;
+    const a = h.ctx.meter.settle(h.ctx.meter.reserve({ accountId: account, keyId: key.id, amount: USD, kind: "inference" }), USD + 250_000);
+    expect(a.cost).toBe(USD + 250_000);
+    expect(h.ctx.ledger.balance(account)).toEqual({ balance_micro_usd: 3 * USD - USD - 250_000, held_micro_usd: 0, spendable_micro_usd: 3 * USD - USD - 250_000 });
+    // Only 1.75 USD left: a 1 USD reservation that turns out to cost 5 USD charges what is there.
+    const b = h.ctx.meter.settle(h.ctx.meter.reserve({ accountId: account, keyId: key.id, amount: USD, kind: "inference" }), 5 * USD);
+    expect(b.cost).toBe(1_750_000);
+    expect(h.ctx.ledger.balance(account).balance_micro_usd).toBe(0);
+    const usage = h.ctx.db.query<{ cost_micro_usd: number; units: string }, [string]>("SELECT cost_micro_usd, units FROM usage_events WHERE id = ?").get(b.usageEventId)!;
+    expect(usage.cost_micro_usd).toBe(1_750_000);
+    expect(JSON.parse(usage.units)).toEqual({ uncharged_micro_usd: 5 * USD - 1_750_000 });
+    expect(spend(key.id).spent).toBe(USD + 250_000 + 1_750_000);
+  });
+
+  test("release gives everything back", () => {
     h = makeHarness();
     const account = funded(5 * USD);
     const key = mintKey(h.ctx, { accountId: account }).view;
     const r = h.ctx.meter.reserve({ accountId: account, keyId: key.id, amount: USD, kind: "sandbox" });
-    expect(() => h.ctx.meter.settle(r, USD + 1)).toThrow(/between 0 and the reserved/);
     h.ctx.meter.release(r);
     expect(h.ctx.ledger.balance(account).held_micro_usd).toBe(0);
     expect(spend(key.id)).toEqual({ spent: 0, held: 0 });
