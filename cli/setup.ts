@@ -114,6 +114,7 @@ export const setupCommand: Command = {
     "generate-metrics-token": { type: "boolean", description: "enable /metrics with a generated token, printed once" },
     replica: { type: "string", value: "URL", description: "where Litestream replicas go: file:///dir, s3://bucket/path?…, or off (default: a directory beside the data dir)" },
     treasury: { type: "string", value: "ADDRESS", description: "where USDT deposits and x402 payments go (billing.treasury); off turns them off" },
+    "allow-private-webhooks": { type: "boolean", description: "let webhooks target private, loopback and link-local addresses (webhooks.allow_private; tests and private deployments)" },
   },
   details: `Idempotent: existing keys are kept (never replaced) and reported as kept.
 When the database is missing and the replica holds a backup (a new machine pointed at an
@@ -161,6 +162,7 @@ Example: svc setup --yes --data-dir /var/lib/svc --listen 0.0.0.0:8080 --public-
       metricsToken: str(values["metrics-token"]) ?? tokens.metrics,
       replica,
       treasury,
+      allowPrivateWebhooks: values["allow-private-webhooks"] ? true : undefined,
     };
     if (!values.yes) {
       if (!process.stdin.isTTY || !process.stdout.isTTY) throw new UsageError("no terminal to ask questions on; pass --yes to set up with flags and defaults");

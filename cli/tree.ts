@@ -13,9 +13,10 @@ import { restoreCommand } from "./restore.ts";
 import { serveCommand } from "./serve.ts";
 import { setupCommand } from "./setup.ts";
 import { versionCommand } from "./version.ts";
+import { webhooksGroup } from "./webhooks.ts";
 
 export const commandTree: Group = {
   name: "",
   summary: "svc: a self-hosted gateway for autonomous software agents",
-  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, keysGroup, receiptsGroup, anchorsGroup, chainsGroup, adminGroup],
+  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, keysGroup, receiptsGroup, anchorsGroup, chainsGroup, webhooksGroup, adminGroup],
 };

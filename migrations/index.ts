@@ -15,6 +15,7 @@ import m0009 from "./0009_plans_alerts.sql" with { type: "text" };
 import m0010 from "./0010_receipts.sql" with { type: "text" };
 import m0011 from "./0011_signers.sql" with { type: "text" };
 import m0012 from "./0012_runs_anchors.sql" with { type: "text" };
+import m0013 from "./0013_webhooks.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -35,4 +36,5 @@ export const migrations: Migration[] = [
   { version: 10, name: "0010_receipts", sql: m0010 },
   { version: 11, name: "0011_signers", sql: m0011 },
   { version: 12, name: "0012_runs_anchors", sql: m0012 },
+  { version: 13, name: "0013_webhooks", sql: m0013 },
 ];

@@ -33,6 +33,7 @@ import { reportRoutes } from "./domains/reports/routes.ts";
 import { runRoutes } from "./domains/runs/routes.ts";
 import { statusRoutes } from "./domains/status/routes.ts";
 import { usageRoutes } from "./domains/usage/routes.ts";
+import { webhookRoutes } from "./domains/webhooks/routes.ts";
 
 export function buildApp(ctx: Context): AnyElysia {
   const started = new WeakMap<Request, number>();
@@ -70,6 +71,7 @@ export function buildApp(ctx: Context): AnyElysia {
   app.use(anchorRoutes(ctx));
   app.use(explorerRoutes(ctx));
   app.use(receiptRoutes(ctx));
+  app.use(webhookRoutes(ctx));
 
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));

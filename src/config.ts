@@ -142,6 +142,16 @@ export const ConfigSchema = T.Object(
       },
       { additionalProperties: false },
     ),
+    /** Outbound webhooks (docs/webhooks.md). */
+    webhooks: T.Object(
+      {
+        /** An attempt that has not answered within this long is a failed attempt. */
+        timeout_secs: T.Integer({ minimum: 1, maximum: 120 }),
+        /** Allow targets on private, loopback, link-local and other non-public addresses (tests, private deployments). */
+        allow_private: T.Boolean(),
+      },
+      { additionalProperties: false },
+    ),
     backup: T.Object(
       {
         /** Litestream replica URL (file:///dir, s3://bucket/path?…), or "off". */
@@ -182,6 +192,7 @@ export function defaults(): Omit<Config, "config_path" | "public_url" | "data_di
     keys: { rotation_grace_secs: 86_400, breaker_micro_usd_per_minute: 5_000_000, max_delegation_depth: 4 },
     passkeys: { rp_id: "", rp_name: "svc", origin: "" },
     anchors: { memo_prefix: "svc", batch_interval_secs: 3600, evm: { chain: "" } },
+    webhooks: { timeout_secs: 15, allow_private: false },
     backup: { replica: "off", sync_interval_secs: 1, litestream: "litestream" },
   };
 }
@@ -254,6 +265,7 @@ function envTree(env: Env): Tree {
   const bools: [string, string][] = [
     ["SVC_TRUST_PROXY", "trust_proxy"],
     ["SVC_BILLING_ENFORCED", "billing.enforced"],
+    ["SVC_ALLOW_PRIVATE_WEBHOOKS", "webhooks.allow_private"],
   ];
   for (const [name, path] of bools) if (env[name]) set(path, bool(name, env[name]!));
   if (env.SVC_ADMIN_TOKEN) set("admin.token_sha256", sha256Hex(env.SVC_ADMIN_TOKEN));

@@ -11,6 +11,7 @@ import { registerSubscriptionJobs } from "./domains/billing/subscriptions.ts";
 import { registerGhostJobs } from "./domains/ghosts/service.ts";
 import { registerRequestStatsJobs } from "./domains/reports/request-stats.ts";
 import { registerHealthJobs } from "./domains/status/health.ts";
+import { registerWebhookJobs } from "./domains/webhooks/delivery.ts";
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -26,6 +27,8 @@ export function registerJobs(ctx: Context): void {
   registerDepositJobs(ctx);
   // New receipts are batched under one Merkle root per interval and anchored; evm anchors are sent and confirmed.
   registerAnchorJobs(ctx);
+  // Outbox events fan out to webhooks and are delivered by attempt jobs; delivery rows are pruned after 30 days.
+  registerWebhookJobs(ctx);
   ctx.scheduler.every("jobs.prune_failed", DAY_MS, () => {
     ctx.scheduler.pruneFailed(30 * DAY_MS);
   });

@@ -32,6 +32,8 @@ export interface SetupInput {
   replica?: string;
   /** billing.treasury: where USDT deposits and x402 payments go; "" turns them off. Absent: unchanged. */
   treasury?: string;
+  /** true: webhooks may target private and loopback addresses (webhooks.allow_private). Absent: unchanged. */
+  allowPrivateWebhooks?: boolean;
 }
 
 export interface SetupReport {
@@ -95,6 +97,9 @@ function prepare(input: SetupInput): SetupReport {
   if (input.adminToken && tokenHash(current.admin) !== sha256Hex(input.adminToken)) values.admin = { token_sha256: sha256Hex(input.adminToken) };
   if (input.metricsToken && tokenHash(current.metrics) !== sha256Hex(input.metricsToken)) values.metrics = { token_sha256: sha256Hex(input.metricsToken) };
   if (treasury !== undefined && ((current.billing as { treasury?: string } | undefined)?.treasury ?? "") !== treasury) values.billing = { treasury };
+  if (input.allowPrivateWebhooks !== undefined && ((current.webhooks as { allow_private?: boolean } | undefined)?.allow_private ?? false) !== input.allowPrivateWebhooks) {
+    values.webhooks = { allow_private: input.allowPrivateWebhooks };
+  }
   const replicaSetting = replica ? replica.url : "off";
   if (currentReplica !== replicaSetting) values.backup = { replica: replicaSetting };
   if (!fileExisted || Object.keys(values).length) {
