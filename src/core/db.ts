@@ -8,6 +8,13 @@ import { Database } from "bun:sqlite";
 
 export type Db = Database;
 
+// db.query() caches prepared statements in an LRU of MAX_QUERY_CACHE_SIZE (20 by default). One
+// metered request runs well over 20 distinct statements (auth, meter, ledger, receipts, outbox),
+// so at 20 every statement was evicted before its next use and compiled again on every call —
+// a sixth of the CPU of a metered inference call (bench/README.md, bench/inference.ts). The
+// application has a few hundred distinct statements; they all stay prepared.
+Database.MAX_QUERY_CACHE_SIZE = Math.max(Database.MAX_QUERY_CACHE_SIZE, 2048);
+
 export const PRAGMAS = [
   "PRAGMA journal_mode = WAL",
   "PRAGMA busy_timeout = 5000",
