@@ -8,6 +8,8 @@ import type { Group } from "./command.ts";
 import { doctorCommand } from "./doctor.ts";
 import { keysGroup } from "./keys.ts";
 import { migrateCommand } from "./migrate.ts";
+import { modelsGroup } from "./models.ts";
+import { providersGroup } from "./providers.ts";
 import { receiptsGroup } from "./receipts.ts";
 import { restoreCommand } from "./restore.ts";
 import { serveCommand } from "./serve.ts";
@@ -18,5 +20,5 @@ import { webhooksGroup } from "./webhooks.ts";
 export const commandTree: Group = {
   name: "",
   summary: "svc: a self-hosted gateway for autonomous software agents",
-  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, keysGroup, receiptsGroup, anchorsGroup, chainsGroup, webhooksGroup, adminGroup],
+  commands: [setupCommand, serveCommand, migrateCommand, doctorCommand, backupGroup, restoreCommand, versionCommand, accountsGroup, keysGroup, receiptsGroup, anchorsGroup, chainsGroup, providersGroup, modelsGroup, webhooksGroup, adminGroup],
 };

@@ -16,6 +16,7 @@ import m0010 from "./0010_receipts.sql" with { type: "text" };
 import m0011 from "./0011_signers.sql" with { type: "text" };
 import m0012 from "./0012_runs_anchors.sql" with { type: "text" };
 import m0013 from "./0013_webhooks.sql" with { type: "text" };
+import m0014 from "./0014_inference.sql" with { type: "text" };
 
 export interface Migration {
   version: number;
@@ -37,4 +38,5 @@ export const migrations: Migration[] = [
   { version: 11, name: "0011_signers", sql: m0011 },
   { version: 12, name: "0012_runs_anchors", sql: m0012 },
   { version: 13, name: "0013_webhooks", sql: m0013 },
+  { version: 14, name: "0014_inference", sql: m0014 },
 ];

@@ -22,6 +22,9 @@ import { paymentTerms } from "./domains/billing/x402.ts";
 import { creditRoutes } from "./domains/credit/routes.ts";
 import { explorerRoutes } from "./domains/explorer/routes.ts";
 import { ghostRoutes } from "./domains/ghosts/routes.ts";
+import { modelRoutes } from "./domains/inference/model-routes.ts";
+import { assistantRoutes } from "./domains/inference/assistant-routes.ts";
+import { inferenceRoutes } from "./domains/inference/routes.ts";
 import { keyRoutes } from "./domains/keys/routes.ts";
 import { mandateRoutes } from "./domains/mandates/routes.ts";
 import { metaRoutes } from "./domains/meta/routes.ts";
@@ -72,7 +75,10 @@ export function buildApp(ctx: Context): AnyElysia {
   app.use(explorerRoutes(ctx));
   app.use(receiptRoutes(ctx));
   app.use(webhookRoutes(ctx));
+  app.use(modelRoutes(ctx));
+  app.use(inferenceRoutes(ctx));
 
+  if (ctx.config.assistant.model) app.use(assistantRoutes(ctx));
   if (ctx.config.admin.token_sha256) app.use(adminRoutes(ctx));
   if (ctx.config.metrics.token_sha256) app.use(metricsRoutes(ctx));
   return app;

@@ -24,6 +24,7 @@ import { Transactions } from "./core/transaction.ts";
 import { ReplicationStatus } from "./domains/backup/posture.ts";
 import { parseReplica } from "./domains/backup/replica-url.ts";
 import { registerBalanceAlerts } from "./domains/billing/alerts.ts";
+import { Catalog } from "./domains/inference/catalog.ts";
 import { registerReceiptMinting } from "./domains/receipts/mint.ts";
 import { registerSigner } from "./domains/receipts/signers.ts";
 import { VERSION } from "./version.ts";
@@ -47,6 +48,8 @@ export interface Context {
   cursors: Cursors;
   telemetry: Telemetry;
   publicLimiter: RateLimiter;
+  /** Inference providers and models; follows svc.toml while running (src/domains/inference/catalog.ts). */
+  catalog: Catalog;
   /** Litestream replication as this process sees it (kept current by `svc serve`). */
   replication: ReplicationStatus;
   /** When this process opened the context (ms). */
@@ -102,6 +105,7 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     cursors: new Cursors(sealer.deriveKey("cursor")),
     telemetry: new Telemetry(),
     publicLimiter: new RateLimiter(clock, { perMinute: config.rate_limit.public_per_minute, burst: config.rate_limit.public_burst }),
+    catalog: new Catalog({ providers: config.providers, models: config.models }, { configPath: config.config_path, sealer, clock, log }),
     replication: new ReplicationStatus(parseReplica(config.backup.replica)?.kind ?? null),
     startedAt: clock.now(),
     close: () => closeDb(db),

@@ -11,6 +11,7 @@ import type { Context } from "./context.ts";
 import { findLitestream } from "./domains/backup/litestream.ts";
 import { parseReplica } from "./domains/backup/replica-url.ts";
 import { Replicator } from "./domains/backup/replicator.ts";
+import { warmTokenizer } from "./domains/inference/tokens.ts";
 import { requestStats } from "./domains/reports/request-stats.ts";
 import { registerJobs } from "./jobs.ts";
 
@@ -49,6 +50,8 @@ async function startReplication(ctx: Context): Promise<Replicator | null> {
 
 export async function startServer(ctx: Context, options: { app?: AnyElysia } = {}): Promise<RunningServer> {
   registerJobs(ctx);
+  // The tokenizer's tables take ~300 ms to load: before the first request, not during it.
+  warmTokenizer();
   const app = options.app ?? buildApp(ctx);
   // Replication first: by the time the server answers, every write it accepts is being replicated.
   const replicator = await startReplication(ctx);

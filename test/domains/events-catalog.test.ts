@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
+import { parseInferenceSection } from "../../src/config.ts";
 import { addWallet } from "../../src/domains/auth/wallets.ts";
 import { EVENT_FAMILIES, EVENT_TYPES } from "../../src/domains/webhooks/catalog.ts";
 import { registerWebhookJobs } from "../../src/domains/webhooks/delivery.ts";
@@ -97,7 +98,18 @@ const SPEC_6: CatalogueRow[] = [
   },
   { type: "sandbox_failed", feature: "sandboxes", ships: false, route: "POST /v1/sandboxes" },
   { type: "sandbox_session_stopped", feature: "sandbox sessions", ships: false, route: "POST /v1/sandboxes/sessions" },
-  { type: "attestation_failed", feature: "confidential tier", ships: false, route: "GET /v1/attestation" },
+  {
+    type: "attestation_failed",
+    feature: "inference (confidential tier)",
+    ships: true,
+    trigger: async (t) => {
+      t.h.ctx.ledger.credit(t.accountId, 10 * USD, { type: "deposit" });
+      const key = await post(t, "/v1/keys", { privacy_tier: "confidential" });
+      // No configured provider attests, so the call is refused before anything is sent upstream.
+      const r = await t.h.json("POST", "/v1/chat/completions", { headers: bearer(key.body.key), body: { model: "m-standard", messages: [{ role: "user", content: "x" }] } });
+      expect(r.status).toBe(403);
+    },
+  },
   {
     type: "receipt_minted",
     feature: "receipts (meter settle)",
@@ -147,6 +159,11 @@ describe("spec §6: the event catalogue", () => {
         config: (c) => {
           c.webhooks.allow_private = true;
           c.billing.treasury = TREASURY;
+          // A provider that never attests: only the confidential-tier refusal is exercised, nothing is sent to it.
+          Object.assign(c, parseInferenceSection({
+            providers: [{ name: "plain", kind: "openai", base_url: "http://127.0.0.1:9/v1", timeout_secs: 1 }],
+            models: [{ id: "m-standard", provider: "plain", upstream: "m", input_micro_usd_per_mtok: 1, output_micro_usd_per_mtok: 1, max_output: 10 }],
+          }));
           c.chains = [{ name: "devnet", chain_id: DEVNET_CHAIN_ID, rpc_url: chain.url, usdt, decimals: 6, confirmations: 1 }];
         },
       });

@@ -6,6 +6,7 @@ import { Elysia, t } from "elysia";
 import { invalidField } from "../../core/errors.ts";
 import { bareArray } from "../../core/envelopes.ts";
 import { MicroUsd, Nullable } from "../../core/schemas.ts";
+import { PRIVACY_TIERS } from "../../config.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { parseScopes } from "./scopes.ts";
@@ -48,6 +49,7 @@ export function keyRoutes(ctx: Context) {
           monthlyCap: body.monthly_cap_micro_usd ?? null,
           breakerPerMinute: body.breaker_micro_usd_per_minute ?? null,
           expiresAt: expiry(ctx, body),
+          privacyTier: body.privacy_tier ?? null,
         });
         set.status = 201;
         return { ...minted.view, key: minted.key };
@@ -58,6 +60,7 @@ export function keyRoutes(ctx: Context) {
             name: t.Optional(Nullable(Name)),
             scopes: t.Optional(Scopes),
             monthly_cap_micro_usd: t.Optional(Nullable(MicroUsd({ minimum: 0 }))),
+            privacy_tier: t.Optional(Nullable(t.Union(PRIVACY_TIERS.map((tier) => t.Literal(tier)), { description: "the privacy tier inference calls with this key ask for unless they set svc_privacy_tier; absent: standard (docs/inference.md)" }))),
             breaker_micro_usd_per_minute: t.Optional(Nullable(MicroUsd({ minimum: 0, description: "spend per rolling minute that freezes the key; 0 turns the breaker off; absent: the deployment default" }))),
             ...Expiry,
           },

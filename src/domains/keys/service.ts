@@ -8,6 +8,7 @@ import { ApiError, conflict, forbidden, invalidField, notFound } from "../../cor
 import { newId } from "../../core/ids.ts";
 import { monthOf } from "../../core/meter.ts";
 import type { MicroUsd } from "../../core/money.ts";
+import type { PrivacyTier } from "../../config.ts";
 import { newSecret, secretPrefix, sha256Hex } from "../../core/secrets.ts";
 import { assertApiKeyAllowed } from "../billing/limits.ts";
 import type { Context } from "../../context.ts";
@@ -28,6 +29,8 @@ export interface MintInput {
   expiresAt?: number | null;
   allowedModels?: string[] | null;
   allowedServices?: string[] | null;
+  /** The privacy tier inference calls with this key ask for unless they say otherwise (svc_privacy_tier); null: "standard". */
+  privacyTier?: PrivacyTier | null;
 }
 
 export interface MintedKey {
@@ -49,8 +52,8 @@ export function mintKey(ctx: Context, input: MintInput): MintedKey {
     const row = ctx.db
       .query<KeyRow, (string | number | null)[]>(
         `INSERT INTO api_keys (id, account_id, token_sha256, prefix, name, kind, parent_id, depth, scopes, monthly_cap_micro_usd, total_cap_micro_usd,
-                               breaker_micro_usd_per_minute, not_before, expires_at, allowed_models, allowed_services, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+                               breaker_micro_usd_per_minute, not_before, expires_at, allowed_models, allowed_services, privacy_tier, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
       .get(
         newId("key"),
@@ -69,6 +72,7 @@ export function mintKey(ctx: Context, input: MintInput): MintedKey {
         input.expiresAt ?? null,
         json(input.allowedModels),
         json(input.allowedServices),
+        input.privacyTier ?? null,
         now,
       )!;
     ctx.outbox.emit("key_created", input.accountId, { key_id: row.id, prefix: row.prefix, kind: row.kind, parent_id: row.parent_id, scopes: JSON.parse(row.scopes) });
@@ -130,6 +134,7 @@ export function rotateKey(ctx: Context, accountId: string, keyId: string): Minte
       expiresAt: old.expires_at,
       allowedModels: old.allowed_models ? (JSON.parse(old.allowed_models) as string[]) : null,
       allowedServices: old.allowed_services ? (JSON.parse(old.allowed_services) as string[]) : null,
+      privacyTier: old.privacy_tier,
     });
     const next = minted.view.id;
     const now = ctx.clock.now();
@@ -221,6 +226,8 @@ export function delegateKey(ctx: Context, parentId: string, input: DelegateInput
       expiresAt,
       allowedModels: within("allowed_models", input.allowedModels, parent.allowed_models),
       allowedServices: within("allowed_services", input.allowedServices, parent.allowed_services),
+      // A child asks for what its parent asks for by default (svc_privacy_tier still overrides per call).
+      privacyTier: parent.privacy_tier,
     });
   });
 }

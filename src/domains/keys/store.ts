@@ -1,6 +1,7 @@
 /** API key rows and what the API shows of them (never the secret, which is only its sha256). */
 import { isoTime } from "../../core/clock.ts";
 import { monthOf } from "../../core/meter.ts";
+import type { PrivacyTier } from "../../config.ts";
 import type { Context } from "../../context.ts";
 
 export type KeyKind = "standard" | "delegated" | "mandate" | "ghost";
@@ -22,6 +23,7 @@ export interface KeyRow {
   frozen_reason: string | null;
   allowed_models: string | null;
   allowed_services: string | null;
+  privacy_tier: PrivacyTier | null;
   not_before: number | null;
   expires_at: number | null;
   revoked_at: number | null;
@@ -50,6 +52,8 @@ export interface KeyView {
   total_spent_micro_usd: number;
   allowed_models: string[] | null;
   allowed_services: string[] | null;
+  /** The tier inference calls ask for by default (svc_privacy_tier overrides per call); null: "standard". */
+  privacy_tier: PrivacyTier | null;
   not_before: string | null;
   expires_at: string | null;
   frozen_at: string | null;
@@ -93,6 +97,7 @@ export function keyView(ctx: Context, r: KeyRow): KeyView {
     total_spent_micro_usd: r.total_spent_micro_usd,
     allowed_models: list(r.allowed_models),
     allowed_services: list(r.allowed_services),
+    privacy_tier: r.privacy_tier,
     not_before: iso(r.not_before),
     expires_at: iso(r.expires_at),
     frozen_at: iso(r.frozen_at),

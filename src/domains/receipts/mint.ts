@@ -28,6 +28,35 @@ export function receiptUnits(units: Record<string, unknown>): Record<string, num
   return out;
 }
 
+/** Bounds on attestations, so a receipt stays metadata and stays small enough for a response header. */
+export const ATTESTATION_LIMITS = { groups: 8, fields: 16, list: 32, string: 200 } as const;
+
+export type AttestationValue = number | string | boolean | string[];
+
+/**
+ * Attestations a receipt may carry beside its units (`units.attestations` on settle): named
+ * groups — e.g. `context` (fingerprints of declared context documents and their Merkle root),
+ * `routing` (privacy tier, region) — each of whole numbers, booleans, short strings and short
+ * lists of short strings. Fingerprints, roots and names only: never content. A value of any
+ * other shape, or beyond the bounds, is left out rather than risk content or a float.
+ */
+export function receiptAttestations(value: unknown): Record<string, Record<string, AttestationValue>> | null {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return null;
+  const L = ATTESTATION_LIMITS;
+  const short = (v: unknown): v is string => typeof v === "string" && v.length <= L.string;
+  const out: Record<string, Record<string, AttestationValue>> = {};
+  for (const [name, group] of Object.entries(value).slice(0, L.groups)) {
+    if (!group || typeof group !== "object" || Array.isArray(group)) continue;
+    const fields: Record<string, AttestationValue> = {};
+    for (const [k, v] of Object.entries(group).slice(0, L.fields)) {
+      if ((typeof v === "number" && Number.isSafeInteger(v)) || typeof v === "boolean" || short(v)) fields[k] = v;
+      else if (Array.isArray(v) && v.length <= L.list && v.every(short)) fields[k] = [...v];
+    }
+    out[name] = fields;
+  }
+  return Object.keys(out).length ? out : null;
+}
+
 export interface MintInput {
   reservation: Reservation;
   cost: number;
@@ -40,6 +69,7 @@ export interface MintInput {
 export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
   const r = input.reservation;
   const id = newId("rcpt");
+  const attestations = receiptAttestations(input.units.attestations);
   const payload = {
     v: RECEIPT_VERSION,
     type: "receipt",
@@ -56,6 +86,7 @@ export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
     usage_event_id: input.usageEventId,
     reserved_at: isoTime(r.reservedAt),
     settled_at: isoTime(input.at),
+    ...(attestations ? { attestations } : {}),
   };
   const signed = signStatement(ctx.signer, payload);
   ctx.db

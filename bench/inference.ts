@@ -1,0 +1,265 @@
+#!/usr/bin/env bun
+/**
+ * Metered inference through the compiled binary (dist/svc), against a local upstream stub, in
+ * one run: the same non-streaming chat completion sent straight to the stub ("direct") and
+ * through svc ("gateway"), where every call is reserved, forwarded, settled and its receipt
+ * signed. Prints the latency svc adds (p50/p99 at concurrency 1) and metered requests per
+ * second at concurrency 64, with errors, and checks afterwards that every answered call was
+ * metered (usage events and receipts in the database).
+ *
+ * The stub is a Bun.serve in this process answering a fixed chat completion with usage, so the
+ * upstream costs next to nothing; svc is set up with the CLI (account, credit, key, provider,
+ * model; circuit breaker off so a benchmark's spend per minute does not freeze the key).
+ *
+ * Usage: bun bench/inference.ts [--duration 10] [--concurrency 64] [--generator auto|wrk|bun] [--json]
+ * See bench/README.md.
+ */
+import { Database } from "bun:sqlite";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeConfigFile } from "../src/config.ts";
+import { BIN, ensureBinary, log, machineInfo, parseFlags, percentile, run, runWithServer, SvcServer, svcEnv, svcVersion } from "./support.ts";
+
+const WARMUP_SECS = 2;
+const STOP_TIMEOUT_MS = 10_000;
+const MODEL = "bench-model";
+const BODY = JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "Say something short about benchmarks." }], max_tokens: 64 });
+/** What the stub answers: a realistic chat completion, usage included. */
+const REPLY = JSON.stringify({
+  id: "chatcmpl-bench",
+  object: "chat.completion",
+  created: 1_763_751_600,
+  model: "stub-model",
+  choices: [{ index: 0, message: { role: "assistant", content: "Benchmarks measure; they do not judge. Read them with their machine and their flags.", refusal: null }, logprobs: null, finish_reason: "stop" }],
+  usage: { prompt_tokens: 14, completion_tokens: 19, total_tokens: 33, prompt_tokens_details: { cached_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } },
+  system_fingerprint: null,
+});
+
+type GeneratorName = "wrk" | "bun";
+
+const USAGE = `usage: bun bench/inference.ts [options]
+
+  --duration SECS     measured seconds per run, after a ${WARMUP_SECS} s warm-up (default 10)
+  --concurrency N     connections for the throughput runs (default 64); latency runs use 1
+  --generator NAME    auto (wrk if on PATH, else bun), wrk, or bun (default auto)`;
+
+function parseOptions() {
+  const { values, fail } = parseFlags(
+    { duration: { type: "string", default: "10" }, concurrency: { type: "string", default: "64" }, generator: { type: "string", default: "auto" } },
+    USAGE,
+  );
+  const duration = Number(values.duration);
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(duration) || duration < 1 || duration > 600) fail(`--duration must be whole seconds from 1 to 600, got "${values.duration}"`);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024) fail(`--concurrency must be an integer from 1 to 1024, got "${values.concurrency}"`);
+  const generator = values.generator;
+  if (generator !== "auto" && generator !== "wrk" && generator !== "bun") fail(`--generator must be auto, wrk or bun, got "${generator}"`);
+  return { duration, concurrency, generator: generator as "auto" | GeneratorName, json: values.json };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generators: wrk with a Lua POST script, or keep-alive fetch loops in this process
+
+interface Measured {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  socketErrors: number;
+}
+
+let activeWrk: ReturnType<typeof Bun.spawn> | null = null;
+
+function wrkTimeMs(text: string): number {
+  const m = /^([\d.]+)(us|ms|s|m|h)$/.exec(text.trim());
+  if (!m) return Number.NaN;
+  const scale: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  return Number(m[1]) * scale[m[2]!]!;
+}
+
+function parseWrk(out: string): Measured {
+  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
+  const p = (pct: string) => {
+    const m = new RegExp(`^\\s*${pct}%\\s+(\\S+)`, "m").exec(out);
+    return m ? wrkTimeMs(m[1]!) : Number.NaN;
+  };
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+  const requests = num(/(\d+) requests in/);
+  const rps = num(/Requests\/sec:\s+([\d.]+)/);
+  if (!requests || !rps) throw new Error(`could not parse wrk output:\n${out}`);
+  return { requests, rps, p50: p("50"), p99: p("99"), non2xx: num(/Non-2xx or 3xx responses: (\d+)/), socketErrors: socket ? socket.slice(1, 5).reduce((a, b) => a + Number(b), 0) : 0 };
+}
+
+async function wrkRun(script: string, url: string, concurrency: number, secs: number): Promise<Measured> {
+  const threads = Math.min(2, concurrency);
+  const proc = Bun.spawn(["wrk", `-t${threads}`, `-c${concurrency}`, `-d${secs}s`, "--latency", "-s", script, url], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  activeWrk = proc;
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  activeWrk = null;
+  if (code !== 0) throw new Error(`wrk exited with code ${code}:\n${stdout}${stderr}`);
+  return parseWrk(stdout);
+}
+
+async function bunRun(url: string, headers: Record<string, string>, concurrency: number, secs: number): Promise<Measured> {
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  let non2xx = 0;
+  let socketErrors = 0;
+  const start = performance.now();
+  const deadline = start + secs * 1000;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(url, { method: "POST", headers, body: BODY });
+        await res.arrayBuffer();
+        if (res.status < 200 || res.status > 299) non2xx++;
+      } catch {
+        socketErrors++;
+        continue;
+      }
+      if (count === latencies.length) {
+        const bigger = new Float64Array(latencies.length * 2);
+        bigger.set(latencies);
+        latencies = bigger;
+      }
+      latencies[count++] = performance.now() - t0;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  const sorted = latencies.subarray(0, count).sort();
+  return { requests: count, rps: count / ((performance.now() - start) / 1000), p50: percentile(sorted, 50), p99: percentile(sorted, 99), non2xx, socketErrors };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Setup through the CLI, as an operator would
+
+async function cli(dataDir: string, args: string[]): Promise<string> {
+  const r = await run([BIN, ...args, "--data-dir", dataDir], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
+  if (r.code !== 0) throw new Error(`svc ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** Account with credit, an API key, the stub as provider and a priced model; returns the key. */
+async function prepare(server: SvcServer, stubUrl: string): Promise<string> {
+  const dir = server.dataDir;
+  await run([BIN, "setup", "--yes", "--data-dir", dir, "--replica", "off"], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
+  const account = JSON.parse(await cli(dir, ["accounts", "create", "--wallet", "0x00000000000000000000000000000000000be4c4", "--json"])).id as string;
+  await cli(dir, ["admin", "credit", "grant", "--account", account, "--micro-usd", String(1_000_000 * 1_000_000), "--reason", "bench"]);
+  const key = JSON.parse(await cli(dir, ["keys", "mint", "--account", account, "--scopes", "inference", "--json"])).key as string;
+  await cli(dir, ["providers", "add", "stub", "--kind", "openai", "--base-url", `${stubUrl}/v1`, "--timeout-secs", "30"]);
+  await cli(dir, ["models", "add", MODEL, "--provider", "stub", "--upstream", "stub-model", "--input-micro-usd-per-mtok", "150000", "--output-micro-usd-per-mtok", "600000", "--max-output", "1024"]);
+  // A benchmark spends far more per minute than the default breaker allows; switch it off for this deployment.
+  writeConfigFile(join(dir, "svc.toml"), { keys: { breaker_micro_usd_per_minute: 0 } });
+  return key;
+}
+
+function luaScript(path: string, headers: Record<string, string>): string {
+  const lines = ['wrk.method = "POST"', `wrk.body = ${JSON.stringify(BODY)}`, ...Object.entries(headers).map(([k, v]) => `wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)];
+  writeFileSync(path, lines.join("\n") + "\n");
+  return path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+interface Row {
+  target: "direct" | "gateway";
+  concurrency: number;
+  requests: number;
+  requests_per_sec: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+}
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
+
+async function main(): Promise<number> {
+  const opts = parseOptions();
+  const wrkPath = Bun.which("wrk");
+  const generator: GeneratorName = opts.generator === "auto" ? (wrkPath ? "wrk" : "bun") : opts.generator;
+  if (generator === "wrk" && !wrkPath) {
+    console.error("--generator wrk: wrk is not on PATH (Debian: apt-get install -y wrk)");
+    return 2;
+  }
+  await ensureBinary();
+  const machine = machineInfo(await svcVersion());
+
+  const stub = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(REPLY, { headers: { "content-type": "application/json" } }) });
+  const stubUrl = `http://127.0.0.1:${stub.port}`;
+  const server = new SvcServer("svc-bench-inference-", STOP_TIMEOUT_MS);
+  let key = "";
+  try {
+    key = await prepare(server, stubUrl);
+  } catch (err) {
+    console.error(`[bench] failed: ${err instanceof Error ? err.message : String(err)}`);
+    await server.stop();
+    stub.stop(true);
+    return 1;
+  }
+
+  const outcome = await runWithServer(server, ["--replica", "off"], () => activeWrk?.kill("SIGTERM"), async () => {
+    const gatewayUrl = `${server.url}/v1/chat/completions`;
+    const directUrl = `${stubUrl}/v1/chat/completions`;
+    const gatewayHeaders = { "content-type": "application/json", authorization: `Bearer ${key}` };
+    const directHeaders = { "content-type": "application/json" };
+    const probe = await fetch(gatewayUrl, { method: "POST", headers: gatewayHeaders, body: BODY });
+    if (probe.status !== 200) throw new Error(`the gateway answers ${probe.status} before the run: ${await probe.text()}`);
+    await probe.arrayBuffer();
+    const scripts = { gateway: luaScript(join(server.root, "gateway.lua"), gatewayHeaders), direct: luaScript(join(server.root, "direct.lua"), directHeaders) };
+    const measure = (target: "direct" | "gateway", concurrency: number, secs: number) =>
+      generator === "wrk"
+        ? wrkRun(scripts[target], target === "gateway" ? gatewayUrl : directUrl, concurrency, secs)
+        : bunRun(target === "gateway" ? gatewayUrl : directUrl, target === "gateway" ? gatewayHeaders : directHeaders, concurrency, secs);
+
+    const rows: Row[] = [];
+    for (const concurrency of [1, opts.concurrency]) {
+      for (const target of ["direct", "gateway"] as const) {
+        log(`${target}, concurrency ${concurrency}: ${WARMUP_SECS} s warm-up, then ${opts.duration} s`);
+        await measure(target, concurrency, WARMUP_SECS);
+        const r = await measure(target, concurrency, opts.duration);
+        rows.push({ target, concurrency, requests: r.requests, requests_per_sec: Math.round(r.rps), p50_ms: round3(r.p50), p99_ms: round3(r.p99), errors: r.non2xx + r.socketErrors });
+      }
+    }
+    // Every answered call must have been metered: one usage event and one signed receipt each,
+    // and no hold left open once the calls wrk left in flight have finished (settled or released).
+    const db = new Database(join(server.dataDir, "svc.db"), { readonly: true });
+    const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
+    const openHolds = () => count("SELECT count(*) AS n FROM holds WHERE status = 'open'");
+    for (let waited = 0; openHolds() > 0 && waited < 10_000; waited += 100) await Bun.sleep(100);
+    const metered = count("SELECT count(*) AS n FROM usage_events WHERE kind = 'inference'");
+    const receipts = count("SELECT count(*) AS n FROM receipts WHERE kind = 'inference'");
+    const held = openHolds();
+    db.close();
+    return { rows, metered, receipts, held };
+  });
+  stub.stop(true);
+  if (!outcome.ok) return outcome.code;
+  const { rows, metered, receipts, held } = outcome.value;
+  const at = (target: string, c: number) => rows.find((r) => r.target === target && r.concurrency === c)!;
+  const added = { p50_ms: round3(at("gateway", 1).p50_ms - at("direct", 1).p50_ms), p99_ms: round3(at("gateway", 1).p99_ms - at("direct", 1).p99_ms) };
+  const saturation = at("gateway", opts.concurrency);
+  const generatorNote = generator === "wrk" ? `wrk ${wrkPath} (Lua POST script, keep-alive)` : "bun fetch loops in this process";
+  const sent = rows.filter((r) => r.target === "gateway").reduce((n, r) => n + r.requests, 0);
+
+  if (opts.json) {
+    console.log(JSON.stringify({ machine, generator: generatorNote, duration_secs: opts.duration, rows, added_latency_c1: added, metered_rps: saturation.requests_per_sec, errors: saturation.errors, usage_events: metered, receipts, open_holds: held, gateway_requests_measured: sent }, null, 2));
+    return 0;
+  }
+  console.log(`svc inference bench: ${machine.svc_version}`);
+  console.log(`machine:   ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+  console.log(`generator: ${generatorNote}; upstream: a Bun.serve stub in the bench process; non-streaming chat completion`);
+  console.log(`run:       ${opts.duration} s per row after ${WARMUP_SECS} s warm-up; every gateway call reserved, settled and signed`);
+  console.log();
+  console.log(`${"target".padEnd(8)}  ${"conc".padStart(4)}  ${"req/s".padStart(8)}  ${"p50 ms".padStart(8)}  ${"p99 ms".padStart(8)}  ${"errors".padStart(6)}`);
+  for (const r of rows) console.log(`${r.target.padEnd(8)}  ${String(r.concurrency).padStart(4)}  ${String(r.requests_per_sec).padStart(8)}  ${r.p50_ms.toFixed(3).padStart(8)}  ${r.p99_ms.toFixed(3).padStart(8)}  ${String(r.errors).padStart(6)}`);
+  console.log();
+  console.log(`added latency at concurrency 1:   p50 ${added.p50_ms.toFixed(3)} ms, p99 ${added.p99_ms.toFixed(3)} ms`);
+  console.log(`metered requests/s at ${opts.concurrency}:       ${saturation.requests_per_sec} (errors: ${saturation.errors})`);
+  console.log(`metered in the database:          ${metered} usage events, ${receipts} receipts (warm-ups included), ${held} holds left open`);
+  return 0;
+}
+
+process.exit(await main());

@@ -1,0 +1,146 @@
+/**
+ * svc models add|list|remove: the model catalogue GET /v1/models serves, kept in svc.toml
+ * (models[]). Prices are integers in micro-USD per million tokens (150000 = $0.15 per Mtok).
+ * A running server picks changes up within a second (src/domains/inference/catalog.ts).
+ */
+import type { ModelConfig } from "../src/config.ts";
+import { formatUsd } from "../src/core/money.ts";
+import { HOT_RELOAD_NOTICE, saveCatalog } from "../src/domains/inference/catalog.ts";
+import { type Command, CommandFailed, type Group, locationOptions, type Parsed, str, UsageError } from "./command.ts";
+import { configFrom } from "./open.ts";
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+const MODALITIES = ["text", "image"] as const;
+
+const strings = (v: Parsed["values"][string]): string[] => (Array.isArray(v) ? v : typeof v === "string" ? [v] : []);
+
+function integer(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < min) {
+    throw new UsageError(`--${flag} must be a whole number${min > 0 ? ` of at least ${min}` : ""} (prices are integer micro-USD per million tokens), got "${text}"`);
+  }
+  return Number(text);
+}
+
+const perMtok = (micro: number | undefined) => (micro === undefined ? "unpriced" : `${micro} (${formatUsd(micro)}/Mtok)`);
+
+export function describeModel(m: ModelConfig): string {
+  const parts = [
+    `${m.type} on ${m.provider} as ${m.upstream}`,
+    `input ${perMtok(m.input_micro_usd_per_mtok)}`,
+    ...(m.type === "chat" || m.output_micro_usd_per_mtok !== undefined ? [`output ${perMtok(m.output_micro_usd_per_mtok)}`] : []),
+    ...(m.cached_input_micro_usd_per_mtok !== undefined ? [`cached input ${perMtok(m.cached_input_micro_usd_per_mtok)}`] : []),
+    ...(m.context_length !== undefined ? [`context ${m.context_length}`] : []),
+    ...(m.max_output !== undefined ? [`max output ${m.max_output}`] : []),
+    `modalities ${m.modalities.join(",")}`,
+    ...(m.fallback_providers.length ? [`fallback ${m.fallback_providers.join(", ")}`] : []),
+  ];
+  return `${m.id} (${parts.join("; ")})`;
+}
+
+const add: Command = {
+  name: "models add",
+  summary: "Add a model to the catalogue (or change one with --replace)",
+  args: "ID",
+  positionals: { min: 1, max: 1 },
+  options: {
+    ...locationOptions,
+    provider: { type: "string", value: "NAME", description: "the provider serving it (required; svc providers list)" },
+    upstream: { type: "string", value: "NAME", description: "the model's name at the provider (required)" },
+    "input-micro-usd-per-mtok": { type: "string", value: "N", description: "input price, integer micro-USD per million tokens (required)" },
+    "output-micro-usd-per-mtok": { type: "string", value: "N", description: "output price, same unit (required for chat models)" },
+    "cached-input-micro-usd-per-mtok": { type: "string", value: "N", description: "cache-read price (default: the input price)" },
+    "max-output": { type: "string", value: "N", description: "most output tokens per call; the default when a request sets no max_tokens" },
+    "context-length": { type: "string", value: "N", description: "context window in tokens" },
+    type: { type: "string", value: "TYPE", description: "chat (default) or embedding" },
+    modality: { type: "string", multiple: true, value: "M", description: `input modality: ${MODALITIES.join(", ")} (repeatable; default text)` },
+    "fallback-provider": { type: "string", multiple: true, value: "P", description: "another provider serving the same upstream name, tried in order on failure (repeatable)" },
+    replace: { type: "boolean", description: "change a model that already exists" },
+  },
+  details: `ID is what clients send as "model". Example ($0.15 in, $0.60 out per million tokens):
+  svc models add gpt-4o-mini --provider openai --upstream gpt-4o-mini --input-micro-usd-per-mtok 150000 --output-micro-usd-per-mtok 600000 --max-output 16384 --context-length 128000 --modality text --modality image`,
+  run({ values, positionals }) {
+    const id = positionals[0]!;
+    if (!ID.test(id)) throw new UsageError(`ID must be 1-128 letters, digits, or . _ : / - (starting with a letter or digit), got "${id}"`);
+    const provider = str(values.provider);
+    if (!provider) throw new UsageError("--provider NAME is required");
+    const upstream = str(values.upstream);
+    if (!upstream) throw new UsageError("--upstream NAME is required");
+    const type = str(values.type) ?? "chat";
+    if (type !== "chat" && type !== "embedding") throw new UsageError(`--type must be chat or embedding, got "${type}"`);
+    const input = integer("input-micro-usd-per-mtok", str(values["input-micro-usd-per-mtok"]), 0);
+    if (input === undefined) throw new UsageError("--input-micro-usd-per-mtok N is required");
+    const output = integer("output-micro-usd-per-mtok", str(values["output-micro-usd-per-mtok"]), 0);
+    if (output === undefined && type === "chat") throw new UsageError("--output-micro-usd-per-mtok N is required for chat models");
+    const modalities = strings(values.modality);
+    for (const m of modalities) if (!(MODALITIES as readonly string[]).includes(m)) throw new UsageError(`--modality must be one of ${MODALITIES.join(", ")}, got "${m}"`);
+
+    const config = configFrom(values);
+    if (!config.providers.some((p) => p.name === provider)) {
+      const known = config.providers.map((p) => p.name);
+      throw new CommandFailed(`no provider ${provider} (configured: ${known.length ? known.join(", ") : "none"}); add it first with svc providers add`);
+    }
+    const existing = config.models.find((m) => m.id === id);
+    if (existing && !values.replace) throw new CommandFailed(`model ${id} already exists; pass --replace to change it, or remove it first`);
+    const model: ModelConfig = {
+      id,
+      provider,
+      upstream,
+      type,
+      input_micro_usd_per_mtok: input,
+      output_micro_usd_per_mtok: output,
+      cached_input_micro_usd_per_mtok: integer("cached-input-micro-usd-per-mtok", str(values["cached-input-micro-usd-per-mtok"]), 0),
+      context_length: integer("context-length", str(values["context-length"]), 1),
+      max_output: integer("max-output", str(values["max-output"]), 1),
+      modalities: (modalities.length ? [...new Set(modalities)] : ["text"]) as ModelConfig["modalities"],
+      fallback_providers: strings(values["fallback-provider"]),
+      // Kept across --replace: clients see a model's `created` as its age.
+      created: existing?.created ?? Math.floor(Date.now() / 1000),
+    };
+    for (const key of Object.keys(model) as (keyof ModelConfig)[]) if (model[key] === undefined) delete model[key];
+
+    if (existing && JSON.stringify(Object.entries(existing).sort()) === JSON.stringify(Object.entries(model).sort())) {
+      return void console.log(`model ${id} is already configured with these settings; no change`);
+    }
+    const models = existing ? config.models.map((m) => (m.id === id ? model : m)) : [...config.models, model];
+    saveCatalog(config.config_path, { providers: config.providers, models });
+    console.log(`${existing ? "changed" : "added"} model ${describeModel(model)}`);
+    if (type === "chat" && model.max_output === undefined) {
+      console.log(`note: with no --max-output, ${model.context_length === undefined ? "requests must set max_tokens" : "a request without max_tokens reserves up to the whole context window"}`);
+    }
+    console.log(HOT_RELOAD_NOTICE);
+  },
+};
+
+const list: Command = {
+  name: "models list",
+  summary: "The model catalogue, with prices in micro-USD per million tokens",
+  options: { ...locationOptions, json: { type: "boolean", description: "print JSON (the svc.toml entries)" } },
+  run({ values }) {
+    const config = configFrom(values);
+    if (values.json) return void console.log(JSON.stringify(config.models, null, 2));
+    if (!config.models.length) return void console.log("no models (svc models add ID --provider NAME --upstream NAME --input-micro-usd-per-mtok N --output-micro-usd-per-mtok N)");
+    for (const m of config.models) console.log(describeModel(m));
+  },
+};
+
+const remove: Command = {
+  name: "models remove",
+  summary: "Remove a model from the catalogue",
+  args: "ID",
+  positionals: { min: 1, max: 1 },
+  options: locationOptions,
+  run({ values, positionals }) {
+    const id = positionals[0]!;
+    const config = configFrom(values);
+    if (!config.models.some((m) => m.id === id)) {
+      const known = config.models.map((m) => m.id);
+      throw new CommandFailed(`no model ${id} (configured: ${known.length ? known.join(", ") : "none"})`);
+    }
+    saveCatalog(config.config_path, { providers: config.providers, models: config.models.filter((m) => m.id !== id) });
+    console.log(`removed model ${id}`);
+    console.log(HOT_RELOAD_NOTICE);
+  },
+};
+
+export const modelsGroup: Group = { name: "models", summary: "The model catalogue: add, list, remove", commands: [add, list, remove] };

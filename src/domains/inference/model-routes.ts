@@ -1,0 +1,59 @@
+/**
+ * GET /v1/models (public): the catalogue with per-million-token prices, in the list-object
+ * envelope (spec §2.1). Models no available provider can serve are left out (§4.1: "pinned to
+ * an unconfigured provider"); see catalog.ts for what available means. Read from the catalogue
+ * on every call, so provider and model changes in svc.toml show here without a restart.
+ */
+import { Elysia, t } from "elysia";
+import { listObject } from "../../core/envelopes.ts";
+import type { Context } from "../../context.ts";
+import { guards } from "../../guards.ts";
+import type { CatalogModel, CatalogProvider } from "./catalog.ts";
+
+const tags = ["inference"];
+const PerMtok = t.Union([t.Integer(), t.Null()], { description: "integer micro-USD per million tokens; null when not priced (the model is then refused, 503 not_priced)" });
+
+const ModelView = t.Object({
+  id: t.String(),
+  object: t.Literal("model"),
+  created: t.Integer({ description: "Unix seconds" }),
+  owned_by: t.Literal("svc"),
+  provider: t.String({ description: "the provider that serves it first (its own, else the first available fallback)" }),
+  type: t.Union([t.Literal("chat"), t.Literal("embedding")]),
+  pricing: t.Object({
+    input_micro_usd_per_mtok: PerMtok,
+    output_micro_usd_per_mtok: PerMtok,
+    cached_input_micro_usd_per_mtok: t.Union([t.Integer(), t.Null()], { description: "cache reads; null: billed at the input price" }),
+  }),
+  context_length: t.Union([t.Integer(), t.Null()]),
+  max_output: t.Union([t.Integer(), t.Null()]),
+  modalities: t.Array(t.String()),
+});
+
+export function modelView(model: CatalogModel, provider: CatalogProvider) {
+  return {
+    id: model.id,
+    object: "model" as const,
+    created: model.created,
+    owned_by: "svc" as const,
+    provider: provider.name,
+    type: model.type,
+    pricing: {
+      input_micro_usd_per_mtok: model.input_micro_usd_per_mtok ?? null,
+      output_micro_usd_per_mtok: model.output_micro_usd_per_mtok ?? null,
+      cached_input_micro_usd_per_mtok: model.cached_input_micro_usd_per_mtok ?? null,
+    },
+    context_length: model.context_length ?? null,
+    max_output: model.max_output ?? null,
+    modalities: [...model.modalities],
+  };
+}
+
+export function modelRoutes(ctx: Context) {
+  return new Elysia({ prefix: "/v1/models" })
+    .use(guards.public(ctx))
+    .get("", () => listObject(ctx.catalog.current().listed().map(({ model, provider }) => modelView(model, provider))), {
+      response: t.Object({ object: t.Literal("list"), data: t.Array(ModelView) }),
+      detail: { summary: "The model catalogue with per-Mtok pricing in micro-USD (list object); models no configured provider serves are omitted", tags },
+    });
+}

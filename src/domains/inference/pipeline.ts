@@ -1,0 +1,264 @@
+/**
+ * One metered inference call, whichever of the four routes it came in on:
+ *
+ *   body → svc_ fields (svc-options.ts) → model → eligible providers (eligibility.ts) →
+ *   scrub (scrub.ts) → worst-case estimate → meter.reserve → upstream call, falling back to the
+ *   model's next provider on a retryable failure → the reply or the stream in the client's
+ *   shape (the route's dialect) → meter.settle on the upstream's usage (receipt headers, or the
+ *   stream's closing svc.receipt comment) — or meter.release when the upstream failed.
+ *
+ * The rules, in one place:
+ * - Nothing is sent upstream before the reservation holds: credit, the key's caps up its
+ *   delegation chain, its breaker and allowed models are the meter's checks (core/meter.ts).
+ * - Fallback only before any byte reached the client: a provider that refuses, times out,
+ *   rate-limits or answers with a broken body is skipped for the next in fallback_providers
+ *   when its error is retryable (providers/errors.ts); a request the upstream rejected as
+ *   malformed is not retried elsewhere. The receipt names the provider used and those skipped.
+ * - A failed call bills nothing (release); a completed one bills the upstream's reported usage
+ *   (pricing.ts costOf); a stream the client abandoned bills what was produced (billedUsage).
+ * - Receipts and logs hold metadata only: token counts, provider names, fingerprints.
+ */
+import type { PrivacyTier } from "../../config.ts";
+import type { ApiKeyPrincipal } from "../keys/principal.ts";
+import { ApiError, invalidField } from "../../core/errors.ts";
+import { newId } from "../../core/ids.ts";
+import { DEFAULT_HOLD_TTL_MS, type Reservation, type Settlement } from "../../core/meter.ts";
+import { unixSecs } from "../../core/clock.ts";
+import type { Context } from "../../context.ts";
+import { receiptHeaders } from "../receipts/headers.ts";
+import type { CatalogModel, CatalogProvider, CatalogSnapshot } from "./catalog.ts";
+import { type CallContext, type Dialect, type Reply, replyObject, type UpstreamPlan } from "./dialect.ts";
+import { eligibleProviders } from "./eligibility.ts";
+import { costOf, type TokenUsage } from "./pricing.ts";
+import { malformedResponse, UpstreamError } from "./providers/errors.ts";
+import { scrubPrompt } from "./scrub.ts";
+import { receiptEvent, serveStream, type StreamTranslator } from "./streaming.ts";
+import { contextReceiptGroup, parseSvcOptions, type SvcOptions } from "./svc-options.ts";
+import { countTokens } from "./tokens.ts";
+import { stripSvcFields } from "./translate/svc-fields.ts";
+import type { Json } from "./translate/types.ts";
+import type { NormalUsage } from "./translate/usage.ts";
+
+export interface InferenceRequest {
+  principal: ApiKeyPrincipal;
+  body: unknown;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  headers: Record<string, string | undefined>;
+}
+
+/** One call, decided: what is sent where, reserved how much. */
+export interface PreparedCall {
+  dialect: Dialect;
+  call: CallContext;
+  providers: CatalogProvider[];
+  options: SvcOptions;
+  tier: PrivacyTier;
+  /** Redactions made (svc_scrub), or null when scrubbing was not asked for. */
+  scrubbed: number | null;
+  amount: number;
+  /** The upstream call for providers[0], built while preparing (so a request it cannot express is refused before the reservation). */
+  firstPlan?: UpstreamPlan;
+}
+
+/** The provider that answered, its answer, and the providers skipped before it. */
+interface Answered {
+  provider: CatalogProvider;
+  response: Response;
+  fallbackFrom: string[];
+  /** A non-streamed reply, read and parsed inside the fallback loop (a broken body falls back too). */
+  reply?: { json: Json; text: string };
+}
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The id a translated reply carries, in each API's own style. */
+function replyId(dialect: Dialect): string {
+  if (dialect.api === "chat") return `chatcmpl-${newId("c").slice(2)}`;
+  if (dialect.api === "messages") return newId("msg");
+  if (dialect.api === "responses") return newId("resp");
+  return "";
+}
+
+/** The catalogue entry the body names, of the type the route serves (from the catalogue as it is now: hot-reloaded). */
+function findModel(ctx: Context, dialect: Dialect, body: Json): { model: CatalogModel; snapshot: CatalogSnapshot } {
+  if (typeof body.model !== "string" || body.model === "") throw invalidField("model", "is required: a model id from GET /v1/models");
+  const snapshot = ctx.catalog.current();
+  const model = snapshot.model(body.model);
+  if (!model) throw new ApiError(404, "model_not_found", `model ${body.model} is not in this deployment's catalogue (GET /v1/models lists it)`, { param: "model" });
+  if (model.type !== dialect.modelType) {
+    const where = model.type === "embedding" ? "POST /v1/embeddings" : "POST /v1/chat/completions, /v1/messages or /v1/responses";
+    throw invalidField("model", `${model.id} is ${model.type === "embedding" ? "an embedding" : "a chat"} model; use ${where}`);
+  }
+  return { model, snapshot };
+}
+
+/** The key's own tier (POST /v1/keys privacy_tier), or standard. */
+function keyTier(ctx: Context, keyId: string): PrivacyTier {
+  return ctx.db.query<{ privacy_tier: PrivacyTier | null }, [string]>("SELECT privacy_tier FROM api_keys WHERE id = ?").get(keyId)?.privacy_tier ?? "standard";
+}
+
+/** Everything decided before the reservation; every refusal here costs the caller nothing. */
+export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): PreparedCall {
+  if (!isObject(req.body)) throw invalidField("body", "must be a JSON object");
+  const { clean, svc, unknownSvc } = stripSvcFields(req.body);
+  const options = parseSvcOptions(svc, unknownSvc);
+  dialect.check(clean);
+  const { model, snapshot } = findModel(ctx, dialect, clean);
+  const tier = options.privacyTier ?? keyTier(ctx, req.principal.keyId);
+  const providers = eligibleProviders(ctx, snapshot, model, dialect, { tier, region: options.region }, { accountId: req.principal.accountId, keyId: req.principal.keyId });
+
+  let body: Json = clean;
+  let scrubbed: number | null = null;
+  if (options.scrub) {
+    const result = scrubPrompt(dialect.api, clean);
+    body = result.body;
+    scrubbed = result.count;
+  }
+  const estimate = dialect.estimate(model, body);
+  const stream = body.stream === true;
+  const anthropicBeta = req.headers["anthropic-beta"];
+  const call: CallContext = {
+    model,
+    body,
+    stream,
+    id: replyId(dialect),
+    created: unixSecs(ctx.clock.now()),
+    promptTokens: estimate.promptTokens,
+    outputTokens: estimate.outputTokens,
+    forwardHeaders: anthropicBeta ? { "anthropic-beta": anthropicBeta } : {},
+  };
+  // Translating for the first provider here refuses a request it cannot express (a 400) before anything is reserved.
+  const firstPlan = dialect.upstream(providers[0]!, call);
+  return { dialect, call, providers, options, tier, scrubbed, amount: estimate.amount, firstPlan };
+}
+
+/**
+ * Tries the providers in order. A retryable UpstreamError moves on to the next provider (when
+ * there is one); anything else — the upstream rejected the request, the client went away — is
+ * thrown. A provider the request cannot be translated for is passed over as well.
+ */
+export async function callWithFallback(ctx: Context, p: PreparedCall, signal: AbortSignal): Promise<Answered> {
+  const skipped: string[] = [];
+  let lastError: unknown = null;
+  for (const [i, provider] of p.providers.entries()) {
+    let plan: UpstreamPlan;
+    try {
+      plan = i === 0 && p.firstPlan ? p.firstPlan : p.dialect.upstream(provider, p.call);
+    } catch (err) {
+      lastError ??= err;
+      continue;
+    }
+    try {
+      const response = await provider.adapter.request(plan.endpoint, plan.body, { signal, stream: p.call.stream, headers: plan.headers });
+      if (p.call.stream) return { provider, response, fallbackFrom: skipped };
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw malformedResponse(provider.name, "a body that is not valid JSON");
+      }
+      return { provider, response, fallbackFrom: skipped, reply: { json: replyObject(provider.name, parsed), text } };
+    } catch (err) {
+      if (signal.aborted || !(err instanceof UpstreamError) || !err.retryable) throw err;
+      ctx.log.warn("upstream call failed", { provider: provider.name, model: p.call.model.id, error_type: err.type, upstream_status: err.upstreamStatus });
+      skipped.push(provider.name);
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+/**
+ * What to bill: the upstream's reported usage. Where it reported none — a server that ignores
+ * include_usage, or a stream the client left before the usage arrived — the prompt as counted
+ * for the reservation and the produced text as the tokenizer counts it: never 0 for output
+ * that was produced.
+ */
+export function billedUsage(reported: NormalUsage | null, produced: () => string, promptTokens: number, complete: boolean): TokenUsage {
+  const input = reported && reported.input_tokens > 0 ? reported.input_tokens : promptTokens;
+  let output = reported?.output_tokens ?? 0;
+  if (!complete || output === 0) output = Math.max(output, countTokens(produced()));
+  return { input_tokens: input, output_tokens: output, cached_input_tokens: Math.min(reported?.cached_input_tokens ?? 0, input) };
+}
+
+/** Units and attestations of the receipt: counts, routing, fingerprints — no content. */
+function receiptUnits(p: PreparedCall, answered: Answered, usage: TokenUsage): Record<string, unknown> {
+  const routing: Record<string, unknown> = { provider: answered.provider.name, privacy_tier: p.tier };
+  if (p.options.region) routing.region = p.options.region;
+  if (answered.fallbackFrom.length) routing.fallback_from = answered.fallbackFrom;
+  return {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cached_input_tokens: usage.cached_input_tokens ?? 0,
+    api: p.dialect.api,
+    stream: p.call.stream,
+    ...(p.scrubbed !== null ? { scrubbed: p.scrubbed } : {}),
+    attestations: { routing, ...(p.options.context ? { context: contextReceiptGroup(p.options.context) } : {}) },
+  };
+}
+
+function settle(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, usage: TokenUsage, status: string): Settlement {
+  return ctx.meter.settle(r, costOf(p.call.model, usage), { units: receiptUnits(p, answered, usage), status });
+}
+
+function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, signal: AbortSignal): Response {
+  const translator: StreamTranslator = p.dialect.stream(answered.provider, p.call);
+  const bill = (complete: boolean) => billedUsage(translator.usage(), () => translator.producedText(), p.call.promptTokens, complete);
+  return serveStream(
+    answered.response,
+    translator,
+    {
+      completed: () => receiptEvent(settle(ctx, p, r, answered, bill(true), "succeeded"), r.runId),
+      disconnected: () => void settle(ctx, p, r, answered, bill(false), "client_disconnected"),
+      failed: (f) => {
+        ctx.meter.release(r);
+        ctx.log.warn("upstream stream failed", { provider: answered.provider.name, model: p.call.model.id, error_type: f.type });
+      },
+    },
+    ctx.log,
+    signal,
+    r.runId ? { "x-svc-run-id": encodeURIComponent(r.runId) } : {},
+  );
+}
+
+/** The reply in the client's shape; a body the translator cannot read is the upstream's fault (502), not ours. */
+function readReply(p: PreparedCall, answered: Answered): Reply {
+  try {
+    return p.dialect.reply(answered.provider, answered.reply!.json, answered.reply!.text, p.call);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw malformedResponse(answered.provider.name, "a reply that does not have the shape its API documents");
+  }
+}
+
+/** The whole call for one route: the Response to send (an error is thrown as an ApiError). */
+export async function serveInference(ctx: Context, dialect: Dialect, req: InferenceRequest): Promise<Response> {
+  const p = prepare(ctx, dialect, req);
+  const timeouts = p.providers.reduce((sum, provider) => sum + provider.config.timeout_secs * 1000, 0);
+  const reservation = ctx.meter.reserve({
+    accountId: req.principal.accountId,
+    keyId: req.principal.keyId,
+    amount: p.amount,
+    kind: "inference",
+    resource: p.call.model.id,
+    resourceType: "model",
+    runId: p.options.runId,
+    // The sweeper must not release a hold whose call may still be running: every provider's whole timeout, and a minute.
+    holdTtlMs: Math.max(DEFAULT_HOLD_TTL_MS, timeouts + 60_000),
+  });
+  let answered: Answered;
+  let reply: Reply | null = null;
+  try {
+    answered = await callWithFallback(ctx, p, req.signal);
+    if (p.call.stream) return streamed(ctx, p, reservation, answered, req.signal);
+    reply = readReply(p, answered);
+  } catch (err) {
+    ctx.meter.release(reservation);
+    throw err;
+  }
+  const usage = billedUsage(reply.usage, reply.produced, p.call.promptTokens, true);
+  const settlement = settle(ctx, p, reservation, answered, usage, "succeeded");
+  return new Response(reply.body, { status: 200, headers: { "content-type": "application/json", ...receiptHeaders(settlement, reservation) } });
+}
