@@ -141,6 +141,13 @@ interface KeyRow {
 
 export const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
 
+type Decision = { reservation: Reservation } | { trip: string } | { cap: CapHit };
+
+function checkAmount(input: ReserveInput): void {
+  assertMicroUsd(input.amount, "amount");
+  if (input.amount < 0) throw new RangeError("a reservation cannot be negative");
+}
+
 export class Meter {
   private readonly hooks: SettleHook[] = [];
 
@@ -172,14 +179,35 @@ export class Meter {
   }
 
   reserve(input: ReserveInput): Reservation {
-    assertMicroUsd(input.amount, "amount");
-    if (input.amount < 0) throw new RangeError("a reservation cannot be negative");
+    checkAmount(input);
+    return this.outcome(this.decide(input));
+  }
+
+  /** reserve, group-committed with the meter calls of other requests in flight (Transactions.grouped). */
+  async reserveGrouped(input: ReserveInput): Promise<Reservation> {
+    checkAmount(input);
+    return this.outcome(await this.tx.grouped(() => this.decide(input)));
+  }
+
+  /** settle, group-committed (Transactions.grouped). */
+  settleGrouped(r: Reservation, cost: MicroUsd, details: { units?: Record<string, unknown>; status?: string } = {}): Promise<Settlement> {
+    return this.tx.grouped(() => this.settle(r, cost, details));
+  }
+
+  /** release, group-committed (Transactions.grouped). */
+  releaseGrouped(r: Reservation): Promise<void> {
+    return this.tx.grouped(() => this.release(r));
+  }
+
+  /**
+   * The reservation's checks and writes. Refusals that must leave a trace (a tripped breaker
+   * stays tripped; a reached cap fires its event) are returned rather than thrown, so the trace
+   * commits; outcome() turns them into the error.
+   */
+  private decide(input: ReserveInput): Decision {
     const now = this.clock.now();
     const month = monthOf(now);
-    // Refusals that must leave a trace (a tripped breaker stays tripped; a reached cap fires its
-    // event) are decided inside the transaction and recorded after it, since a throw inside
-    // would roll the trace back with everything else.
-    const outcome = this.tx.run((): { reservation: Reservation } | { trip: string } | { cap: CapHit } => {
+    const decision = this.tx.run((): Decision => {
       const chain = input.keyId ? this.chain(input.keyId) : [];
       if (input.keyId && chain.length === 0) throw keyRefused("invalid_api_key", "the API key does not exist");
       for (const key of chain) this.checkUsable(key, input, now);
@@ -213,12 +241,14 @@ export class Meter {
         reservation: { holdId: hold?.id ?? null, accountId: input.accountId, keyId: input.keyId, chain: ids, month, amount: input.amount, kind: input.kind, resource: input.resource ?? null, runId: input.runId ?? null, reservedAt: now },
       };
     });
-    if ("trip" in outcome) throw circuitBreakerTripped(outcome.trip);
-    if ("cap" in outcome) {
-      this.recordCapReached(input.accountId, outcome.cap, now);
-      throw spendCapReached(outcome.cap.keyId, outcome.cap.cap, outcome.cap.spent, outcome.cap.period);
-    }
-    return outcome.reservation;
+    if ("cap" in decision) this.recordCapReached(input.accountId, decision.cap, now);
+    return decision;
+  }
+
+  private outcome(decision: Decision): Reservation {
+    if ("trip" in decision) throw circuitBreakerTripped(decision.trip);
+    if ("cap" in decision) throw spendCapReached(decision.cap.keyId, decision.cap.cap, decision.cap.spent, decision.cap.period);
+    return decision.reservation;
   }
 
   /**

@@ -3,11 +3,33 @@
  * await inside one); work that must only happen once the change is durable — publishing outbox
  * events to listeners, waking the scheduler — registers here and runs after COMMIT, and is
  * dropped if the transaction (or the nested savepoint that registered it) rolls back.
+ *
+ * Group commit (grouped): in WAL mode most of a small write transaction's cost is its COMMIT —
+ * every page it dirtied appended to the WAL, and every thousand frames a checkpoint. Requests
+ * in flight at the same moment queue their meter calls with grouped(); the queue runs as ONE
+ * write transaction on the next turn of the event loop, each call in its own savepoint, so a
+ * call that throws undoes only its own writes and rejects only its own promise. Nothing is
+ * acknowledged before the shared COMMIT: a crash loses the whole group, none of which had
+ * answered. Under load the hot pages (account totals, table tails) are written once per group
+ * instead of once per request (bench/README.md, bench/inference.ts).
  */
 import type { Db } from "./db.ts";
 
+/** The most calls one group commit runs; the rest wait for the next turn (bounds how long one transaction holds the loop). */
+const MAX_GROUP = 128;
+
+interface Queued {
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 export class Transactions {
   private hooks: (() => void)[] | null = null;
+  private queue: Queued[] = [];
+  private flushScheduled = false;
 
   constructor(private readonly db: Db) {}
 
@@ -37,6 +59,53 @@ export class Transactions {
     }
     for (const hook of hooks) hook();
     return result;
+  }
+
+  /**
+   * Runs `fn` in a write transaction shared with the other grouped() calls of this turn of the
+   * event loop, in its own savepoint; resolves with its result once the group has committed
+   * (after-commit hooks have run), or rejects with what `fn` threw (its writes undone) or with
+   * the error that kept the group from committing (none of its writes kept).
+   */
+  grouped<T>(fn: () => T): Promise<T> {
+    // The caller's transaction would have committed long before the group runs.
+    if (this.hooks) throw new Error("grouped() called inside a transaction");
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const group = this.queue.splice(0, MAX_GROUP);
+    if (this.queue.length) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    const outcomes: Outcome[] = [];
+    try {
+      this.run(() => {
+        for (const item of group) {
+          try {
+            outcomes.push({ ok: true, value: this.run(item.fn) });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const item of group) item.reject(error);
+      return;
+    }
+    group.forEach((item, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
   }
 
   /** Runs `hook` after the current transaction commits. Throws outside a transaction. */

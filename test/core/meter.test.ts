@@ -206,10 +206,10 @@ describe("key constraints", () => {
 });
 
 describe("concurrency (separate processes, one database)", () => {
-  async function race(keys: string[] | null, accountId: string, processes: number, attempts: number, amount: number) {
+  async function race(keys: string[] | null, accountId: string, processes: number, attempts: number, amount: number, mode: "one by one" | "grouped" = "one by one") {
     const worker = `${import.meta.dir}/../support/meter-worker.ts`;
     const procs = Array.from({ length: processes }, (_, i) =>
-      Bun.spawn([process.execPath, worker, h.dir, accountId, keys ? keys.slice(i % keys.length).concat(keys.slice(0, i % keys.length)).join(",") : "-", String(attempts), String(amount)], { stdout: "pipe", stderr: "pipe" }),
+      Bun.spawn([process.execPath, worker, h.dir, accountId, keys ? keys.slice(i % keys.length).concat(keys.slice(0, i % keys.length)).join(",") : "-", String(attempts), String(amount), mode === "grouped" ? "grouped" : ""], { stdout: "pipe", stderr: "pipe" }),
     );
     const results = await Promise.all(
       procs.map(async (p) => {
@@ -247,5 +247,30 @@ describe("concurrency (separate processes, one database)", () => {
     expect(after.held_micro_usd).toBe(0);
     expect(after.balance_micro_usd).toBe(50 * USD - 25 * 400_000);
     expect(after.balance_micro_usd).toBeGreaterThanOrEqual(0);
+  }, 30_000);
+
+  test("group commit: 4 processes each firing 50 grouped reservations at once against a balance that covers 50: exactly 50 succeed", async () => {
+    h = makeHarness();
+    const account = funded(50 * USD);
+    const { won, refused } = await race(null, account, 4, 50, USD, "grouped");
+    expect(won.length).toBe(50);
+    expect(refused.reduce((n, r) => n + (r.insufficient_credit ?? 0), 0)).toBe(150);
+    expect(new Set(won.map((r) => r.holdId)).size).toBe(50);
+    expect(h.ctx.ledger.balance(account)).toEqual({ balance_micro_usd: 50 * USD, held_micro_usd: 50 * USD, spendable_micro_usd: 0 });
+    await Promise.all(won.map((r, i) => (i % 2 ? h.ctx.meter.settleGrouped(r, 400_000) : h.ctx.meter.releaseGrouped(r))));
+    expect(h.ctx.ledger.balance(account)).toEqual({ balance_micro_usd: 50 * USD - 25 * 400_000, held_micro_usd: 0, spendable_micro_usd: 50 * USD - 25 * 400_000 });
+  }, 30_000);
+
+  test("group commit: grouped reservations from sibling keys never let the capped parent pass its cap", async () => {
+    h = makeHarness();
+    const account = funded(1_000 * USD);
+    const parent = mintKey(h.ctx, { accountId: account, monthlyCap: 50 * USD, breakerPerMinute: 0 }).view;
+    const siblings = Array.from({ length: 4 }, () => delegateKey(h.ctx, parent.id, {}).view.id);
+    const { won, refused } = await race(siblings, account, 4, 25, USD, "grouped");
+    expect(won.length).toBe(50);
+    expect(refused.reduce((n, r) => n + (r.spend_cap_reached ?? 0), 0)).toBe(50);
+    expect(spend(parent.id)).toEqual({ spent: 0, held: 50 * USD });
+    // The cap's trace (its event, once) committed with the group even though those reservations were refused.
+    expect(h.ctx.outbox.since(0).filter((e) => e.type === "spend_cap_reached")).toHaveLength(1);
   }, 30_000);
 });

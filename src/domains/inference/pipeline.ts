@@ -199,8 +199,14 @@ function receiptUnits(p: PreparedCall, answered: Answered, usage: TokenUsage): R
   };
 }
 
+/** What settle charges and records for a call: the cost of its usage, and the receipt's units. */
+function charge(p: PreparedCall, answered: Answered, usage: TokenUsage, status: string): [number, { units: Record<string, unknown>; status: string }] {
+  return [costOf(p.call.model, usage), { units: receiptUnits(p, answered, usage), status }];
+}
+
+/** Streams settle synchronously in their last callback, as the closing receipt comment is written. */
 function settle(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, usage: TokenUsage, status: string): Settlement {
-  return ctx.meter.settle(r, costOf(p.call.model, usage), { units: receiptUnits(p, answered, usage), status });
+  return ctx.meter.settle(r, ...charge(p, answered, usage, status));
 }
 
 function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, signal: AbortSignal): Response {
@@ -237,7 +243,8 @@ function readReply(p: PreparedCall, answered: Answered): Reply {
 export async function serveInference(ctx: Context, dialect: Dialect, req: InferenceRequest): Promise<Response> {
   const p = prepare(ctx, dialect, req);
   const timeouts = p.providers.reduce((sum, provider) => sum + provider.config.timeout_secs * 1000, 0);
-  const reservation = ctx.meter.reserve({
+  // Grouped: under load, the reservations and settlements of the calls in flight share one commit (core/transaction.ts).
+  const reservation = await ctx.meter.reserveGrouped({
     accountId: req.principal.accountId,
     keyId: req.principal.keyId,
     amount: p.amount,
@@ -255,10 +262,13 @@ export async function serveInference(ctx: Context, dialect: Dialect, req: Infere
     if (p.call.stream) return streamed(ctx, p, reservation, answered, req.signal);
     reply = readReply(p, answered);
   } catch (err) {
-    ctx.meter.release(reservation);
+    await ctx.meter.releaseGrouped(reservation).catch((releaseError: unknown) =>
+      // The sweeper releases the hold when its TTL passes; the caller still gets the call's own error.
+      ctx.log.error("releasing a failed call's reservation failed", { error: releaseError instanceof Error ? releaseError.message : String(releaseError) }),
+    );
     throw err;
   }
   const usage = billedUsage(reply.usage, reply.produced, p.call.promptTokens, true);
-  const settlement = settle(ctx, p, reservation, answered, usage, "succeeded");
+  const settlement = await ctx.meter.settleGrouped(reservation, ...charge(p, answered, usage, "succeeded"));
   return new Response(reply.body, { status: 200, headers: { "content-type": "application/json", ...receiptHeaders(settlement, reservation) } });
 }
