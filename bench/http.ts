@@ -12,7 +12,8 @@
  * Usage: bun bench/http.ts [--concurrency 32] [--duration 5] [--generator auto|wrk|bun] [--json]
  * See bench/README.md.
  */
-import { ensureBinary, log, machineInfo, parseFlags, percentile, runWithServer, SvcServer, svcVersion } from "./support.ts";
+import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
+import { ensureBinary, log, machineInfo, parseFlags, runWithServer, SvcServer, svcVersion } from "./support.ts";
 
 const ROUTES = [
   { path: "/healthz", what: "liveness, text 'ok'" },
@@ -69,81 +70,8 @@ function parseOptions() {
 // ---------------------------------------------------------------------------------------------
 // Load generators
 
-let activeWrk: ReturnType<typeof Bun.spawn> | null = null;
-
-/** "512.34us" / "1.50ms" / "2.00s" / "1.00m" → milliseconds. */
-function wrkTimeMs(text: string): number {
-  const m = /^([\d.]+)(us|ms|s|m|h)$/.exec(text.trim());
-  if (!m) return Number.NaN;
-  const n = Number(m[1]);
-  const scale: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  return n * scale[m[2]!]!;
-}
-
-function parseWrk(out: string) {
-  const num = (re: RegExp) => {
-    const m = re.exec(out);
-    return m ? Number(m[1]) : 0;
-  };
-  const p = (pct: string) => {
-    const m = new RegExp(`^\\s*${pct}%\\s+(\\S+)`, "m").exec(out);
-    return m ? wrkTimeMs(m[1]!) : Number.NaN;
-  };
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const socketErrors = socket ? socket.slice(1, 5).reduce((a, b) => a + Number(b), 0) : 0;
-  const requests = num(/(\d+) requests in/);
-  const rps = num(/Requests\/sec:\s+([\d.]+)/);
-  if (!requests || !rps) throw new Error(`could not parse wrk output:\n${out}`);
-  const non2xx = num(/Non-2xx or 3xx responses: (\d+)/);
-  return { requests, rps, p50: p("50"), p99: p("99"), non2xx, socketErrors };
-}
-
-async function wrkRun(url: string, concurrency: number, secs: number) {
-  const threads = Math.min(2, concurrency);
-  const proc = Bun.spawn(["wrk", `-t${threads}`, `-c${concurrency}`, `-d${secs}s`, "--latency", url], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  activeWrk = proc;
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  activeWrk = null;
-  if (code !== 0) throw new Error(`wrk exited with code ${code}:\n${stdout}${stderr}`);
-  return parseWrk(stdout);
-}
-
-/** Keep-alive fetch loops in this process; returns per-request latencies in ms. */
-async function bunRun(url: string, concurrency: number, secs: number) {
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
-  let non2xx = 0;
-  let socketErrors = 0;
-  const start = performance.now();
-  const deadline = start + secs * 1000;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const t0 = performance.now();
-      try {
-        const res = await fetch(url);
-        await res.arrayBuffer();
-        if (res.status < 200 || res.status > 299) non2xx++;
-      } catch {
-        socketErrors++;
-        continue;
-      }
-      const dt = performance.now() - t0;
-      if (count === latencies.length) {
-        const bigger = new Float64Array(latencies.length * 2);
-        bigger.set(latencies);
-        latencies = bigger;
-      }
-      latencies[count++] = dt;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-  const elapsed = (performance.now() - start) / 1000;
-  const sorted = latencies.subarray(0, count).sort();
-  return { requests: count, rps: count / elapsed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), non2xx, socketErrors };
-}
-
 async function measure(generator: GeneratorName, url: string, concurrency: number, secs: number) {
-  return generator === "wrk" ? wrkRun(url, concurrency, secs) : bunRun(url, concurrency, secs);
+  return generator === "wrk" ? runWrk(url, concurrency, secs) : runFetchLoops(() => fetch(url), concurrency, secs);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -193,7 +121,7 @@ async function main(): Promise<number> {
   // Replication off: this bench measures the gateway's HTTP path, and a Litestream child would
   // only take CPU from it (and put a replica on disk).
   const server = new SvcServer("svc-bench-", STOP_TIMEOUT_MS);
-  const outcome = await runWithServer(server, ["--replica", "off"], () => activeWrk?.kill("SIGTERM"), async () => {
+  const outcome = await runWithServer(server, ["--replica", "off"], stopWrk, async () => {
     const results: RouteResult[] = [];
     for (const route of ROUTES) {
       const url = `${server.url}${route.path}`;

@@ -18,7 +18,8 @@ import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
-import { BIN, ensureBinary, log, machineInfo, parseFlags, percentile, run, runWithServer, SvcServer, svcEnv, svcVersion } from "./support.ts";
+import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
+import { BIN, ensureBinary, log, machineInfo, parseFlags, run, runWithServer, SvcServer, svcEnv, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const STOP_TIMEOUT_MS = 10_000;
@@ -55,81 +56,6 @@ function parseOptions() {
   const generator = values.generator;
   if (generator !== "auto" && generator !== "wrk" && generator !== "bun") fail(`--generator must be auto, wrk or bun, got "${generator}"`);
   return { duration, concurrency, generator: generator as "auto" | GeneratorName, json: values.json };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Load generators: wrk with a Lua POST script, or keep-alive fetch loops in this process
-
-interface Measured {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  socketErrors: number;
-}
-
-let activeWrk: ReturnType<typeof Bun.spawn> | null = null;
-
-function wrkTimeMs(text: string): number {
-  const m = /^([\d.]+)(us|ms|s|m|h)$/.exec(text.trim());
-  if (!m) return Number.NaN;
-  const scale: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  return Number(m[1]) * scale[m[2]!]!;
-}
-
-function parseWrk(out: string): Measured {
-  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? 0);
-  const p = (pct: string) => {
-    const m = new RegExp(`^\\s*${pct}%\\s+(\\S+)`, "m").exec(out);
-    return m ? wrkTimeMs(m[1]!) : Number.NaN;
-  };
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const requests = num(/(\d+) requests in/);
-  const rps = num(/Requests\/sec:\s+([\d.]+)/);
-  if (!requests || !rps) throw new Error(`could not parse wrk output:\n${out}`);
-  return { requests, rps, p50: p("50"), p99: p("99"), non2xx: num(/Non-2xx or 3xx responses: (\d+)/), socketErrors: socket ? socket.slice(1, 5).reduce((a, b) => a + Number(b), 0) : 0 };
-}
-
-async function wrkRun(script: string, url: string, concurrency: number, secs: number): Promise<Measured> {
-  const threads = Math.min(2, concurrency);
-  const proc = Bun.spawn(["wrk", `-t${threads}`, `-c${concurrency}`, `-d${secs}s`, "--latency", "-s", script, url], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  activeWrk = proc;
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  activeWrk = null;
-  if (code !== 0) throw new Error(`wrk exited with code ${code}:\n${stdout}${stderr}`);
-  return parseWrk(stdout);
-}
-
-async function bunRun(url: string, headers: Record<string, string>, concurrency: number, secs: number): Promise<Measured> {
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
-  let non2xx = 0;
-  let socketErrors = 0;
-  const start = performance.now();
-  const deadline = start + secs * 1000;
-  const loop = async () => {
-    while (performance.now() < deadline) {
-      const t0 = performance.now();
-      try {
-        const res = await fetch(url, { method: "POST", headers, body: BODY });
-        await res.arrayBuffer();
-        if (res.status < 200 || res.status > 299) non2xx++;
-      } catch {
-        socketErrors++;
-        continue;
-      }
-      if (count === latencies.length) {
-        const bigger = new Float64Array(latencies.length * 2);
-        bigger.set(latencies);
-        latencies = bigger;
-      }
-      latencies[count++] = performance.now() - t0;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, loop));
-  const sorted = latencies.subarray(0, count).sort();
-  return { requests: count, rps: count / ((performance.now() - start) / 1000), p50: percentile(sorted, 50), p99: percentile(sorted, 99), non2xx, socketErrors };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,7 +126,7 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const outcome = await runWithServer(server, ["--replica", "off"], () => activeWrk?.kill("SIGTERM"), async () => {
+  const outcome = await runWithServer(server, ["--replica", "off"], stopWrk, async () => {
     const gatewayUrl = `${server.url}/v1/chat/completions`;
     const directUrl = `${stubUrl}/v1/chat/completions`;
     const gatewayHeaders = { "content-type": "application/json", authorization: `Bearer ${key}` };
@@ -211,8 +137,8 @@ async function main(): Promise<number> {
     const scripts = { gateway: luaScript(join(server.root, "gateway.lua"), gatewayHeaders), direct: luaScript(join(server.root, "direct.lua"), directHeaders) };
     const measure = (target: "direct" | "gateway", concurrency: number, secs: number) =>
       generator === "wrk"
-        ? wrkRun(scripts[target], target === "gateway" ? gatewayUrl : directUrl, concurrency, secs)
-        : bunRun(target === "gateway" ? gatewayUrl : directUrl, target === "gateway" ? gatewayHeaders : directHeaders, concurrency, secs);
+        ? runWrk(target === "gateway" ? gatewayUrl : directUrl, concurrency, secs, scripts[target])
+        : runFetchLoops(() => fetch(target === "gateway" ? gatewayUrl : directUrl, { method: "POST", headers: target === "gateway" ? gatewayHeaders : directHeaders, body: BODY }), concurrency, secs);
 
     const rows: Row[] = [];
     for (const concurrency of [1, opts.concurrency]) {

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig, paths, publicUrlFor, writeConfigFile } from "../../src/config.ts";
+import { loadConfig, paths, publicUrlFor, writeConfigFile } from "../../src/config.ts";
 import { sha256Hex } from "../../src/core/secrets.ts";
+import { configRefusal } from "../support/config.ts";
 import { tempDir } from "../support/harness.ts";
 
 describe("config: defaults ← svc.toml ← SVC_* ← flags", () => {
@@ -56,23 +57,13 @@ describe("config: defaults ← svc.toml ← SVC_* ← flags", () => {
 
   test("unknown keys, wrong types and bad values are refused with the key's path", () => {
     const dir = tempDir();
-    const file = join(dir, "svc.toml");
-    const refused = (toml: string) => {
-      writeFileSync(file, toml);
-      try {
-        loadConfig({ dataDir: dir }, {});
-        return "";
-      } catch (err) {
-        expect(err).toBeInstanceOf(ConfigError);
-        return (err as Error).message;
-      }
-    };
+    const refused = configRefusal(dir);
     expect(refused('lisen = "x:1"')).toContain("lisen");
     expect(refused("[rate_limit]\npublic_per_minute = \"many\"")).toContain("rate_limit.public_per_minute");
     expect(refused('listen = "no-port"')).toContain("listen");
     expect(refused('public_url = "ftp://x"')).toContain("public_url");
     expect(refused("this is = not toml ]")).toContain("not valid TOML");
-    writeFileSync(file, "");
+    expect(refused("")).toBe("");
     expect(() => loadConfig({ dataDir: dir }, { SVC_TRUST_PROXY: "maybe" })).toThrow(/SVC_TRUST_PROXY/);
     expect(() => loadConfig({ dataDir: dir }, { SVC_MAX_BODY_BYTES: "lots" })).toThrow(/SVC_MAX_BODY_BYTES/);
   });

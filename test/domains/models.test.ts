@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { ConfigError, loadConfig, type ModelConfig, type ProviderConfig, writeConfigFile } from "../../src/config.ts";
+import { loadConfig, type ModelConfig, type ProviderConfig, writeConfigFile } from "../../src/config.ts";
 import { ApiError } from "../../src/core/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { CHECK_INTERVAL_MS, saveCatalog } from "../../src/domains/inference/catalog.ts";
@@ -24,6 +24,7 @@ import {
   usageFromResponses,
 } from "../../src/domains/inference/pricing.ts";
 import { runSvc, svcBinary } from "../support/binary.ts";
+import { configRefusal } from "../support/config.ts";
 import { type Harness, makeHarness, tempDir } from "../support/harness.ts";
 import { startUpstream } from "../support/upstream.ts";
 
@@ -57,16 +58,8 @@ const USD = 1_000_000;
 describe("svc.toml: providers and models", () => {
   const dir = tempDir();
   const file = join(dir, "svc.toml");
-  const refused = (toml: string): string => {
-    writeFileSync(file, toml);
-    try {
-      loadConfig({ dataDir: dir }, {});
-      return "";
-    } catch (err) {
-      expect(err).toBeInstanceOf(ConfigError);
-      return (err as Error).message;
-    }
-  };
+  const refused = configRefusal(dir);
+
   const P = (extra = "", name = "oa") => `[[providers]]\nname = "${name}"\nkind = "openai"\nbase_url = "https://api.example/v1"\n${extra}\n`;
   const M = (extra = "", id = "m1", provider = "oa") =>
     `[[models]]\nid = "${id}"\nprovider = "${provider}"\nupstream = "up"\ninput_micro_usd_per_mtok = 1\noutput_micro_usd_per_mtok = 2\n${extra}\n`;

@@ -13,11 +13,12 @@ import { anthropicReplyText, chatReplyText, type Dialect, parseFrame } from "./d
 import { estimateChat } from "./pricing.ts";
 import { encodeReceiptEvent, type ReceiptEvent, type StreamTranslator } from "./streaming.ts";
 import { ZERO_USAGE } from "./chat.ts";
+import { ChatUpstreamStream } from "./chat-upstream-stream.ts";
 import { chatResponseToMessages, messagesRequestToChat } from "./translate/messages-to-chat.ts";
 import { encodeSse, encodeTypedEvent, type SseMessage } from "./translate/sse.ts";
 import { ChatToAnthropicStream } from "./translate/stream-chat-to-anthropic.ts";
 import { anthropicStreamError, failureOf, type StreamFailure } from "./translate/stream-errors.ts";
-import type { AnthUsage, ChatChunk, ChatCompletion, ChatStreamError, Json, MessagesRequest } from "./translate/types.ts";
+import type { AnthUsage, ChatCompletion, Json, MessagesRequest } from "./translate/types.ts";
 import { normalizeUsage, type NormalUsage } from "./translate/usage.ts";
 
 /** The text an Anthropic stream event adds, for counting a cut stream. */
@@ -91,49 +92,6 @@ export class MessagesPassthroughStream implements StreamTranslator {
   }
 }
 
-/** An OpenAI-compatible upstream's Chat stream as Anthropic events. */
-export class ChatUpstreamMessagesStream implements StreamTranslator {
-  finished = false;
-  failure: StreamFailure | null = null;
-  private sawFinish = false;
-
-  constructor(
-    private readonly provider: string,
-    private readonly inner: ChatToAnthropicStream,
-  ) {}
-
-  push(m: SseMessage): string {
-    if (m.data.trim() === "[DONE]") {
-      this.finished = true;
-      return this.inner.end().map(encodeTypedEvent).join("");
-    }
-    const chunk = parseFrame(this.provider, m.data) as ChatChunk | ChatStreamError;
-    if ("error" in chunk && chunk.error) this.failure = failureOf(chunk);
-    else if (((chunk as ChatChunk).choices ?? []).some((c) => c.finish_reason)) this.sawFinish = true;
-    return this.inner.push(chunk).map(encodeTypedEvent).join("");
-  }
-
-  end(): string | null {
-    return this.sawFinish ? this.inner.end().map(encodeTypedEvent).join("") : null;
-  }
-
-  fail(f: StreamFailure): string {
-    return this.inner.fail(f).map(encodeTypedEvent).join("");
-  }
-
-  usage(): NormalUsage {
-    return this.inner.usage();
-  }
-
-  producedText(): string {
-    return this.inner.producedText();
-  }
-
-  trailer(r: ReceiptEvent): string {
-    return encodeReceiptEvent(r);
-  }
-}
-
 export const messagesDialect: Dialect = {
   api: "messages",
   modelType: "chat",
@@ -156,6 +114,6 @@ export const messagesDialect: Dialect = {
   },
   stream(provider, call) {
     if (provider.kind === "anthropic") return new MessagesPassthroughStream(provider.name);
-    return new ChatUpstreamMessagesStream(provider.name, new ChatToAnthropicStream({ id: call.id, model: call.model.id, inputTokens: call.promptTokens }));
+    return new ChatUpstreamStream(provider.name, new ChatToAnthropicStream({ id: call.id, model: call.model.id, inputTokens: call.promptTokens }));
   },
 };

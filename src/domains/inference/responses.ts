@@ -15,6 +15,7 @@ import { anthropicReplyText, chatReplyText, type Dialect, parseFrame, responsesR
 import { estimateChat } from "./pricing.ts";
 import { encodeReceiptEvent, type ReceiptEvent, type StreamTranslator } from "./streaming.ts";
 import { ZERO_USAGE } from "./chat.ts";
+import { ChatUpstreamStream } from "./chat-upstream-stream.ts";
 import { chatRequestToMessages, messagesResponseToChat } from "./translate/chat-to-messages.ts";
 import { chatResponseToResponses, responsesRequestToChat } from "./translate/responses.ts";
 import { encodeSse, encodeTypedEvent, type SseMessage } from "./translate/sse.ts";
@@ -79,49 +80,6 @@ export class ResponsesPassthroughStream implements StreamTranslator {
 
   producedText(): string {
     return this.produced;
-  }
-
-  trailer(r: ReceiptEvent): string {
-    return encodeReceiptEvent(r);
-  }
-}
-
-/** A Chat stream (OpenAI-compatible upstream) as Responses events. */
-export class ChatUpstreamResponsesStream implements StreamTranslator {
-  finished = false;
-  failure: StreamFailure | null = null;
-  private sawFinish = false;
-
-  constructor(
-    private readonly provider: string,
-    private readonly inner: ChatToResponsesStream,
-  ) {}
-
-  push(m: SseMessage): string {
-    if (m.data.trim() === "[DONE]") {
-      this.finished = true;
-      return encodeEvents(this.inner.end());
-    }
-    const chunk = parseFrame(this.provider, m.data) as ChatChunk | ChatStreamError;
-    if ("error" in chunk && chunk.error) this.failure = failureOf(chunk);
-    else if (((chunk as ChatChunk).choices ?? []).some((c) => c.finish_reason)) this.sawFinish = true;
-    return encodeEvents(this.inner.push(chunk));
-  }
-
-  end(): string | null {
-    return this.sawFinish ? encodeEvents(this.inner.end()) : null;
-  }
-
-  fail(f: StreamFailure): string {
-    return encodeEvents(this.inner.fail(f));
-  }
-
-  usage(): NormalUsage {
-    return this.inner.usage();
-  }
-
-  producedText(): string {
-    return this.inner.producedText();
   }
 
   trailer(r: ReceiptEvent): string {
@@ -214,7 +172,7 @@ export const responsesDialect: Dialect = {
   stream(provider, call) {
     if (passesThrough(provider)) return new ResponsesPassthroughStream(provider.name);
     const toResponses = new ChatToResponsesStream({ id: call.id, createdAt: call.created, model: call.model.id, request: call.body as ResponsesRequest });
-    if (provider.kind === "openai") return new ChatUpstreamResponsesStream(provider.name, toResponses);
+    if (provider.kind === "openai") return new ChatUpstreamStream(provider.name, toResponses);
     const toChat = new AnthropicToChatStream({ id: call.id, created: call.created, model: call.model.id, includeUsage: true });
     return new AnthropicUpstreamResponsesStream(provider.name, toChat, toResponses);
   },

@@ -6,7 +6,7 @@
  * Messages by the caller.
  */
 import { endpointNotServed } from "./errors.ts";
-import { callHeaders, callUpstream } from "./transport.ts";
+import { postJson } from "./transport.ts";
 import type { AdapterFactory, Endpoint, ProviderAdapter } from "./types.ts";
 
 /** The Messages API version svc speaks (Anthropic's current and only stable one). */
@@ -21,22 +21,9 @@ export const anthropicAdapter: AdapterFactory = (spec, apiKey): ProviderAdapter 
     supports,
     request(endpoint, body, options = {}) {
       if (!supports(endpoint)) return Promise.reject(endpointNotServed(spec.name, endpoint));
-      const stream = options.stream ?? false;
-      return callUpstream({
-        provider: spec.name,
-        url,
-        headers: callHeaders(spec.headers, options.headers, {
-          "content-type": "application/json",
-          accept: stream ? "text/event-stream" : "application/json",
-          "anthropic-version": ANTHROPIC_VERSION,
-          ...(apiKey ? { "x-api-key": apiKey } : {}),
-        }),
-        body,
-        stream,
-        signal: options.signal,
-        timeoutMs: spec.timeoutMs,
-        connectTimeoutMs: spec.connectTimeoutMs,
-        secrets: apiKey ? [apiKey] : [],
+      return postJson(spec, apiKey, url, body, options, {
+        "anthropic-version": ANTHROPIC_VERSION,
+        ...(apiKey ? { "x-api-key": apiKey } : {}),
       });
     },
   };

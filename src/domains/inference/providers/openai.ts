@@ -5,7 +5,7 @@
  * hang below it. Authentication: `Authorization: Bearer <key>`, or none when no key is set.
  */
 import { endpointNotServed } from "./errors.ts";
-import { callHeaders, callUpstream } from "./transport.ts";
+import { postJson } from "./transport.ts";
 import type { AdapterFactory, Endpoint, ProviderAdapter } from "./types.ts";
 
 const PATHS: Partial<Record<Endpoint, string>> = {
@@ -23,22 +23,7 @@ export const openaiAdapter: AdapterFactory = (spec, apiKey): ProviderAdapter => 
     supports,
     request(endpoint, body, options = {}) {
       if (!supports(endpoint)) return Promise.reject(endpointNotServed(spec.name, endpoint));
-      const stream = options.stream ?? false;
-      return callUpstream({
-        provider: spec.name,
-        url: base + PATHS[endpoint]!,
-        headers: callHeaders(spec.headers, options.headers, {
-          "content-type": "application/json",
-          accept: stream ? "text/event-stream" : "application/json",
-          ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
-        }),
-        body,
-        stream,
-        signal: options.signal,
-        timeoutMs: spec.timeoutMs,
-        connectTimeoutMs: spec.connectTimeoutMs,
-        secrets: apiKey ? [apiKey] : [],
-      });
+      return postJson(spec, apiKey, base + PATHS[endpoint]!, body, options, apiKey ? { authorization: `Bearer ${apiKey}` } : {});
     },
   };
 };

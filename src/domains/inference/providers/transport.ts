@@ -14,6 +14,7 @@
  * the stream, and cancelling the stream (the client went away) aborts the upstream call.
  */
 import { fromStatus, fromTransport } from "./errors.ts";
+import type { ProviderSpec, UpstreamRequestOptions } from "./types.ts";
 
 export interface UpstreamCall {
   provider: string;
@@ -46,7 +47,7 @@ const RESERVED = /^(authorization|x-api-key|anthropic-version|content-type|conte
  * The headers of one call: the provider's configured extras, then the call's own (neither may
  * touch a reserved header), then what the adapter sets (content type, authentication).
  */
-export function callHeaders(configured: Record<string, string>, perCall: Record<string, string> | undefined, own: Record<string, string>): Record<string, string> {
+function callHeaders(configured: Record<string, string>, perCall: Record<string, string> | undefined, own: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const extra of [configured, perCall ?? {}]) {
     for (const [k, v] of Object.entries(extra)) if (!RESERVED.test(k)) out[k.toLowerCase()] = v;
@@ -166,4 +167,27 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
     { highWaterMark: 0 },
   );
   return new Response(stream, { status: res.status, statusText: res.statusText, headers: cleanHeaders(res.headers) });
+}
+
+/**
+ * An adapter's POST of a JSON body: everything but the URL and the authentication headers is
+ * the same for every kind, so a new kind only says where it posts and how it authenticates.
+ */
+export function postJson(spec: ProviderSpec, apiKey: string | null, url: string, body: object, options: UpstreamRequestOptions, auth: Record<string, string>): Promise<Response> {
+  const stream = options.stream ?? false;
+  return callUpstream({
+    provider: spec.name,
+    url,
+    headers: callHeaders(spec.headers, options.headers, {
+      "content-type": "application/json",
+      accept: stream ? "text/event-stream" : "application/json",
+      ...auth,
+    }),
+    body,
+    stream,
+    signal: options.signal,
+    timeoutMs: spec.timeoutMs,
+    connectTimeoutMs: spec.connectTimeoutMs,
+    secrets: apiKey ? [apiKey] : [],
+  });
 }
