@@ -20,7 +20,7 @@ import { envelopeOf, signedDelivery } from "./envelope.ts";
 import { type AttemptPayload, DELIVER_JOB, fanOut, persistPosition, scheduleAttempt } from "./fanout.ts";
 import { disableWebhook } from "./service.ts";
 import { openSecret } from "./signing.ts";
-import { resolveTarget, TargetRefused } from "./ssrf.ts";
+import { postPinned, resolveTarget, TargetRefused } from "./ssrf.ts";
 import { DELIVERY_RETENTION_MS, type DeliveryRow, getDeliveryRow, getEvent, getWebhookRow, type WebhookRow } from "./store.ts";
 
 /** Waits before attempts 2, 3 and 4. */
@@ -85,18 +85,10 @@ async function send(ctx: Context, hook: WebhookRow, event: OutboxEvent, attempt:
   }
   const secret = openSecret(ctx.sealer, hook.id, hook.secret_sealed);
   const { body, headers } = signedDelivery(envelopeOf(event, ctx.clock.now()), secret, attempt, `svc-webhooks/${ctx.version}`);
-  if (target.host) headers.host = target.host;
   const timeoutSecs = ctx.config.webhooks.timeout_secs;
   const timeout = AbortSignal.timeout(timeoutSecs * 1000);
   try {
-    const res = await fetch(target.url, {
-      method: "POST",
-      body,
-      headers,
-      redirect: "manual",
-      signal: AbortSignal.any([signal, timeout]),
-      ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-    });
+    const res = await postPinned(target, { body, headers, signal: AbortSignal.any([signal, timeout]) });
     await drain(res);
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null };
     return { ok: false, status: res.status, error: res.status >= 300 && res.status < 400 ? `redirect (HTTP ${res.status}) not followed` : `HTTP ${res.status}` };

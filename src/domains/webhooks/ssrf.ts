@@ -189,3 +189,19 @@ export function blockedRange(address: string): string | null {
   if (inner !== null) return V4_BLOCKED.find((r) => inRange(inner, 32, r))?.[2] ?? null;
   return V6_BLOCKED.find((r) => inRange(v6, 128, r))?.[2] ?? null;
 }
+
+/**
+ * POSTs to a checked target: to the address that was checked, with the URL's own name as the
+ * Host header and as the TLS server name (SNI, and the name the certificate must carry), and
+ * never following a redirect.
+ */
+export function postPinned(target: Target, init: { body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Response> {
+  return fetch(target.url, {
+    method: "POST",
+    body: init.body,
+    headers: target.host ? { ...init.headers, host: target.host } : init.headers,
+    redirect: "manual",
+    signal: init.signal,
+    ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
+  });
+}
