@@ -9,8 +9,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config.ts";
-import { openContext } from "../src/context.ts";
+import { loadConfig } from "../src/open.ts";
+import { openContext } from "../src/open.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { createAccount } from "../src/domains/accounts/service.ts";
 import { delegateKey, mintKey } from "../src/domains/keys/service.ts";

@@ -1,6 +1,6 @@
 /** svc doctor: check config, keys, database, port and helper programs; say how to fix problems. */
 import { runDoctor } from "../src/doctor.ts";
-import { type Command, EXIT_FAILURE, locationOptions, str } from "./command.ts";
+import { type Command, EXIT_FAILURE, locationOptions, str } from "../src/cli/command.ts";
 
 const MARK = { ok: "ok  ", warn: "warn", fail: "FAIL" } as const;
 

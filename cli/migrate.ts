@@ -4,8 +4,8 @@ import { migrations } from "../migrations/index.ts";
 import { paths } from "../src/config.ts";
 import { closeDb, openDb } from "../src/core/db.ts";
 import { applyMigrations } from "../src/core/migrate.ts";
-import { type Command, CommandFailed, locationOptions } from "./command.ts";
-import { configFrom } from "./open.ts";
+import { type Command, CommandFailed, locationOptions } from "../src/cli/command.ts";
+import { configFrom } from "../src/cli/host.ts";
 
 export const migrateCommand: Command = {
   name: "migrate",

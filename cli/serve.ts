@@ -5,8 +5,8 @@ import { removePid, writePid } from "../src/domains/backup/process.ts";
 import { stopOrphanedLitestream } from "../src/domains/backup/replicator.ts";
 import { paths } from "../src/config.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
-import { type Command, locationOptions, str } from "./command.ts";
-import { configFrom, openFrom } from "./open.ts";
+import { type Command, locationOptions, str } from "../src/cli/command.ts";
+import { configFrom, openFrom } from "../src/cli/host.ts";
 
 export const serveCommand: Command = {
   name: "serve",

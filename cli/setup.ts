@@ -5,14 +5,15 @@
  */
 import * as p from "@clack/prompts";
 import { dirname, resolve } from "node:path";
-import { type Config, configPathFor, DEFAULT_LISTEN, loadConfig, publicUrlFor, readConfigFile } from "../src/config.ts";
+import { type Config, configPathFor, DEFAULT_LISTEN, publicUrlFor, readConfigFile } from "../src/config.ts";
+import { loadConfig } from "../src/open.ts";
 import { newSecret } from "../src/core/secrets.ts";
 import { createLogger } from "../src/core/log.ts";
 import { defaultReplicaUrl, parseReplica, ReplicaUrlError } from "../src/domains/backup/replica-url.ts";
 import { runningServer } from "../src/domains/backup/service.ts";
 import { parseEvmAddress } from "../src/domains/billing/transfer-check.ts";
 import { type SetupInput, type SetupReport, setupWithRestore } from "../src/setup.ts";
-import { type Command, CommandFailed, locationOptions, str, UsageError } from "./command.ts";
+import { type Command, CommandFailed, locationOptions, str, UsageError } from "../src/cli/command.ts";
 
 const LISTEN = /^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/;
 const URL_RE = /^https?:\/\/[^/\s]+\/?$/;

@@ -1,6 +1,6 @@
 /** svc version */
 import { NAME, VERSION } from "../src/version.ts";
-import type { Command } from "./command.ts";
+import type { Command } from "../src/cli/command.ts";
 
 export const versionCommand: Command = {
   name: "version",

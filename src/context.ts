@@ -2,6 +2,11 @@
  * The one object handed to every route, service and command: configuration, database, clock,
  * keys, scheduler, outbox. No module-level singletons, so tests open as many isolated
  * contexts (each on its own data dir) as they like.
+ *
+ * This file builds the core services only and imports no area. An area that keeps state per
+ * context (the inference catalogue, the replication posture) adds its field to Context by
+ * declaration merging in its own files and sets it in its module's wire(); src/open.ts opens a
+ * context and wires every area, and is what commands and tests call.
  */
 import { migrations } from "../migrations/index.ts";
 import { type Config, paths } from "./config.ts";
@@ -21,12 +26,6 @@ import { Sealer } from "./core/seal.ts";
 import { Signer } from "./core/signer.ts";
 import { Telemetry } from "./core/telemetry.ts";
 import { Transactions } from "./core/transaction.ts";
-import { ReplicationStatus } from "./domains/backup/posture.ts";
-import { parseReplica } from "./domains/backup/replica-url.ts";
-import { registerBalanceAlerts } from "./domains/billing/alerts.ts";
-import { Catalog } from "./domains/inference/catalog.ts";
-import { registerReceiptMinting } from "./domains/receipts/mint.ts";
-import { registerSigner } from "./domains/receipts/signers.ts";
 import { VERSION } from "./version.ts";
 
 export interface Context {
@@ -48,10 +47,6 @@ export interface Context {
   cursors: Cursors;
   telemetry: Telemetry;
   publicLimiter: RateLimiter;
-  /** Inference providers and models; follows svc.toml while running (src/domains/inference/catalog.ts). */
-  catalog: Catalog;
-  /** Litestream replication as this process sees it (kept current by `svc serve`). */
-  replication: ReplicationStatus;
   /** When this process opened the context (ms). */
   startedAt: number;
   close(): void;
@@ -62,8 +57,8 @@ export interface ContextOptions {
   log?: Logger;
 }
 
-/** Opens the data dir `svc setup` prepared: keys, database (migrated to this build), services. */
-export function openContext(config: Config, options: ContextOptions = {}): Context {
+/** Opens the data dir `svc setup` prepared: keys, database (migrated to this build), core services. */
+export function createContext(config: Config, options: ContextOptions = {}): Context {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger(config.log_level);
   const p = paths(config);
@@ -86,7 +81,8 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     leaseMs: config.scheduler.lease_secs * 1000,
     concurrency: config.scheduler.concurrency,
   });
-  const ctx: Context = {
+  // The areas' fields are set by their modules' wire() (src/open.ts), before anyone reads them.
+  const ctx = {
     config,
     paths: p,
     version: VERSION,
@@ -97,7 +93,7 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     events,
     outbox,
     ledger,
-    meter: new Meter(db, tx, clock, ledger, outbox, () => config.keys.breaker_micro_usd_per_minute, new Bus<UsageEvent>()),
+    meter: new Meter(db, tx, clock, ledger, outbox, new Bus<UsageEvent>()),
     audit: new AuditLog(db, clock),
     scheduler,
     sealer,
@@ -105,23 +101,8 @@ export function openContext(config: Config, options: ContextOptions = {}): Conte
     cursors: new Cursors(sealer.deriveKey("cursor")),
     telemetry: new Telemetry(),
     publicLimiter: new RateLimiter(clock, { perMinute: config.rate_limit.public_per_minute, burst: config.rate_limit.public_burst }),
-    catalog: new Catalog({ providers: config.providers, models: config.models }, { configPath: config.config_path, sealer, clock, log }),
-    replication: new ReplicationStatus(parseReplica(config.backup.replica)?.kind ?? null),
     startedAt: clock.now(),
     close: () => closeDb(db),
-  };
-  // Here rather than in buildApp or registerJobs: balances also fall in processes that build
-  // neither (svc admin credit debit in the CLI), and balance_low must fire for every debit.
-  registerBalanceAlerts(ctx);
-  // The signer on record follows the key file, and ctx.signer follows rotations made by other
-  // processes (`svc keys rotate-signer` while svc serve runs): src/domains/receipts/signers.ts.
-  try {
-    registerSigner(ctx);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  // Every settle, from any process, mints its receipt in the same transaction.
-  registerReceiptMinting(ctx);
+  } as Context;
   return ctx;
 }

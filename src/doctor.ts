@@ -4,7 +4,8 @@
  */
 import { accessSync, constants, existsSync, statfsSync } from "node:fs";
 import { migrations } from "../migrations/index.ts";
-import { type Config, type ConfigFlags, listenParts, loadConfig, paths } from "./config.ts";
+import { type Config, type ConfigFlags, listenParts, paths } from "./config.ts";
+import { loadConfig } from "./open.ts";
 import { closeDb, integrityCheck, openDb } from "./core/db.ts";
 import { currentVersion } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";

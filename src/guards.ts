@@ -4,10 +4,9 @@
  */
 import type { Context } from "./context.ts";
 import { credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts";
-import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/sessions.ts";
-import { acceptPayment, paymentHeader, paymentResponseHeaders } from "./domains/billing/x402.ts";
-import { API_KEY_PREFIX, resolveApiKey } from "./domains/keys/principal.ts";
-import { hasScope, missingScope, type Scope } from "./domains/keys/scopes.ts";
+import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/index.ts";
+import { acceptPayment, paymentHeader, paymentResponseHeaders } from "./domains/billing/index.ts";
+import { API_KEY_PREFIX, hasScope, missingScope, resolveApiKey, type Scope } from "./domains/keys/index.ts";
 
 export const guards = {
   /** No credential; per-client rate limit. */

@@ -10,7 +10,8 @@
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { migrations } from "../migrations/index.ts";
-import { ConfigError, loadConfig, paths, readConfigFile, writeConfigFile } from "./config.ts";
+import { ConfigError, paths, readConfigFile, writeConfigFile } from "./config.ts";
+import { loadConfig } from "./open.ts";
 import { closeDb, openDb } from "./core/db.ts";
 import type { Logger } from "./core/log.ts";
 import { applyMigrations } from "./core/migrate.ts";

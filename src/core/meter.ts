@@ -150,6 +150,8 @@ function checkAmount(input: ReserveInput): void {
 
 export class Meter {
   private readonly hooks: SettleHook[] = [];
+  /** The breaker limit for keys without their own; the keys area sets it from its config (off until then). */
+  private defaultBreakerPerMinute: () => MicroUsd = () => 0;
 
   constructor(
     private readonly db: Db,
@@ -157,13 +159,17 @@ export class Meter {
     private readonly clock: Clock,
     private readonly ledger: Ledger,
     private readonly outbox: Outbox,
-    private readonly defaultBreakerPerMinute: () => MicroUsd,
     /** Committed usage events, for SSE feeds (published after commit). */
     readonly usage: Bus<UsageEvent>,
   ) {}
 
   onSettle(hook: SettleHook): void {
     this.hooks.push(hook);
+  }
+
+  /** Where keys without a breaker of their own take their limit from (per rolling minute; 0 = off). */
+  useDefaultBreaker(limit: () => MicroUsd): void {
+    this.defaultBreakerPerMinute = limit;
   }
 
   /** The key and its ancestors, nearest first. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/open.ts";
 import { renderLitestreamConfig, socketPath } from "../../src/domains/backup/litestream.ts";
 import { defaultReplicaUrl, parseReplica, redactReplicaUrl } from "../../src/domains/backup/replica-url.ts";
 import { writeConfigFile } from "../../src/config.ts";

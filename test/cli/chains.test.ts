@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Address } from "viem";
-import { loadConfig, readConfigFile } from "../../src/config.ts";
+import { readConfigFile } from "../../src/config.ts";
+import { loadConfig } from "../../src/open.ts";
 import { toChecksumAddress } from "../../src/core/eip191.ts";
 import { billingMethods } from "../../src/domains/billing/methods.ts";
 import { runSvc, serveSvc, svcBinary } from "../support/binary.ts";

@@ -5,9 +5,9 @@
 import { beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { parseSince } from "../../cli/webhooks.ts";
-import { loadConfig } from "../../src/config.ts";
-import { openContext } from "../../src/context.ts";
+import { parseSince } from "../../src/domains/webhooks/cli.ts";
+import { loadConfig } from "../../src/open.ts";
+import { openContext } from "../../src/open.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { createAccount } from "../../src/domains/accounts/service.ts";

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadConfig, paths, publicUrlFor, writeConfigFile } from "../../src/config.ts";
+import { paths, publicUrlFor, writeConfigFile } from "../../src/config.ts";
+import { loadConfig } from "../../src/open.ts";
 import { sha256Hex } from "../../src/core/secrets.ts";
 import { configRefusal } from "../support/config.ts";
 import { tempDir } from "../support/harness.ts";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
-import { openContext } from "../../src/context.ts";
+import { loadConfig } from "../../src/open.ts";
+import { openContext } from "../../src/open.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { retryDelayMs } from "../../src/core/scheduler.ts";

@@ -4,7 +4,7 @@
  * transaction, and fired for debits from every path (meter, ledger, operator, other processes).
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { openContext } from "../../src/context.ts";
+import { openContext } from "../../src/open.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { registerBalanceAlerts } from "../../src/domains/billing/alerts.ts";
 import { accountWithSession } from "../support/fixtures.ts";

@@ -12,9 +12,11 @@ import { join } from "node:path";
 import { type Address, type Hash, hexToString, keccak256, parseTransaction, recoverMessageAddress, recoverTransactionAddress, toHex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { hexToBytes } from "@noble/hashes/utils.js";
-import { dispatch } from "../../cli/command.ts";
+import { dispatch } from "../../src/cli/command.ts";
+import { cliHost } from "../../src/cli/host.ts";
 import { commandTree } from "../../cli/tree.ts";
-import { type Config, loadConfig, writeConfigFile } from "../../src/config.ts";
+import { type Config, writeConfigFile } from "../../src/config.ts";
+import { loadConfig } from "../../src/open.ts";
 import { EVM_TICK_MS } from "../../src/domains/anchors/evm.ts";
 import { signEip1559 } from "../../src/domains/anchors/evm-tx.ts";
 import { batchNewReceipts, registerAnchorJobs } from "../../src/domains/anchors/service.ts";
@@ -383,13 +385,13 @@ describe("the evm backend against a local chain", () => {
     const out: string[] = [];
     const log = spyOn(console, "log").mockImplementation((...args: unknown[]) => void out.push(args.join(" ")));
     try {
-      expect(await dispatch(commandTree, ["anchors", "evm-key", "--data-dir", h.dir])).toBe(0);
+      expect(await dispatch(commandTree, ["anchors", "evm-key", "--data-dir", h.dir], cliHost)).toBe(0);
       const address = /created anchor wallet (0x[0-9a-fA-F]{40})/.exec(out.join("\n"))?.[1];
       expect(address).toBeDefined();
       expect(out.join("\n")).toContain("balance on devnet: 0 (native coin): fund this address");
       await chain.client.setBalance({ address: address as Address, value: 15n * 10n ** 17n });
       out.length = 0;
-      expect(await dispatch(commandTree, ["anchors", "evm-key", "--data-dir", h.dir])).toBe(0);
+      expect(await dispatch(commandTree, ["anchors", "evm-key", "--data-dir", h.dir], cliHost)).toBe(0);
       expect(out.join("\n")).toContain(`kept anchor wallet ${address}`);
       expect(out.join("\n")).toContain("balance on devnet: 1.5 (native coin)");
       // The key is sealed at rest: the file holds no hex secret that derives the address.
@@ -402,7 +404,7 @@ describe("the evm backend against a local chain", () => {
       settle(accountId, "st");
       await proof(auth, "st");
       out.length = 0;
-      expect(await dispatch(commandTree, ["anchors", "status", "--data-dir", h.dir])).toBe(0);
+      expect(await dispatch(commandTree, ["anchors", "status", "--data-dir", h.dir], cliHost)).toBe(0);
       expect(out).toContain("log  anchored  1");
       expect(out).toContain(`evm anchoring on devnet (chain id ${DEVNET_CHAIN_ID})`);
       expect(out).toContain(`anchor wallet ${address}`);

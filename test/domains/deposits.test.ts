@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { type Address, type Hash, keccak256, toBytes } from "viem";
 import { buildApp } from "../../src/app.ts";
 import type { Config } from "../../src/config.ts";
-import { openContext } from "../../src/context.ts";
+import { openContext } from "../../src/open.ts";
 import { ERC20_TRANSFER_TOPIC } from "../../src/core/chain.ts";
 import { toChecksumAddress } from "../../src/core/eip191.ts";
 import { silentLogger } from "../../src/core/log.ts";

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
-import { parseInferenceSection } from "../../src/config.ts";
+import { parseInferenceSection } from "../../src/domains/inference/config.ts";
 import { addWallet } from "../../src/domains/auth/wallets.ts";
 import { EVENT_FAMILIES, EVENT_TYPES } from "../../src/domains/webhooks/catalog.ts";
 import { registerWebhookJobs } from "../../src/domains/webhooks/delivery.ts";

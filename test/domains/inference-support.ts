@@ -7,7 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { type Hex, recoverMessageAddress } from "viem";
-import { type ModelConfig, parseInferenceSection, type ProviderConfig } from "../../src/config.ts";
+import { type ModelConfig, parseInferenceSection, type ProviderConfig } from "../../src/domains/inference/config.ts";
 import { startServer } from "../../src/server.ts";
 import { onCleanup } from "../support/cleanup.ts";
 import { accountWithSession, apiKeyFor } from "../support/fixtures.ts";

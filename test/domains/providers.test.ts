@@ -6,7 +6,9 @@
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { type ProviderConfig, loadConfig, readConfigFile } from "../../src/config.ts";
+import { readConfigFile } from "../../src/config.ts";
+import { loadConfig } from "../../src/open.ts";
+import type { ProviderConfig } from "../../src/domains/inference/config.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { createLogger, silentLogger } from "../../src/core/log.ts";
 import { Sealer } from "../../src/core/seal.ts";

@@ -6,7 +6,7 @@
  * process, restarts and pruning.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { openContext } from "../../src/context.ts";
+import { openContext } from "../../src/open.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { mintKey } from "../../src/domains/keys/service.ts";
 import { registerWebhookJobs, RETRY_DELAYS_MS } from "../../src/domains/webhooks/delivery.ts";

@@ -5,7 +5,7 @@
  * allows when configured, and the address checks themselves).
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/open.ts";
 import { createLogger } from "../../src/core/log.ts";
 import { openSecret } from "../../src/domains/webhooks/signing.ts";
 import { blockedRange, resolveTarget, TargetRefused } from "../../src/domains/webhooks/ssrf.ts";

@@ -2,7 +2,8 @@
 import { expect } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError } from "../../src/config.ts";
+import { loadConfig } from "../../src/open.ts";
 
 export function configRefusal(dir: string): (toml: string) => string {
   const file = join(dir, "svc.toml");

@@ -2,8 +2,8 @@
  * A separate OS process hammering one account's credit, for the ledger concurrency test:
  * argv = dataDir accountId attempts amount. Prints {"won": [...hold ids], "refused": n}.
  */
-import { loadConfig } from "../../src/config.ts";
-import { openContext } from "../../src/context.ts";
+import { loadConfig } from "../../src/open.ts";
+import { openContext } from "../../src/open.ts";
 import { InsufficientCredit } from "../../src/core/ledger.ts";
 import { silentLogger } from "../../src/core/log.ts";
 

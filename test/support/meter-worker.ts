@@ -5,8 +5,8 @@
  * reservations share group commits while racing the other processes' groups.
  * Prints {"won": [reservations], "refused": {type: count}}.
  */
-import { loadConfig } from "../../src/config.ts";
-import { openContext } from "../../src/context.ts";
+import { loadConfig } from "../../src/open.ts";
+import { openContext } from "../../src/open.ts";
 import { ApiError } from "../../src/core/errors.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import type { Reservation } from "../../src/core/meter.ts";

@@ -69,3 +69,10 @@ export class ReplicationStatus {
     if (this.refresher) await this.refresher();
   }
 }
+
+declare module "../../context.ts" {
+  interface Context {
+    /** Litestream replication as this process sees it (kept current by `svc serve`; set by the backup module's wire). */
+    replication: ReplicationStatus;
+  }
+}

@@ -24,7 +24,8 @@
  * it was at start).
  */
 import { statSync } from "node:fs";
-import { type InferenceSection, type ModelConfig, parseInferenceSection, type ProviderConfig, readConfigFile, writeConfigFile } from "../../config.ts";
+import { readConfigFile, writeConfigFile } from "../../config.ts";
+import { type InferenceSection, type ModelConfig, parseInferenceSection, type ProviderConfig } from "./config.ts";
 import { type Clock, unixSecs } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Sealer } from "../../core/seal.ts";
@@ -215,5 +216,12 @@ export class Catalog {
     const models = new Map<string, CatalogModel>();
     for (const m of section.models) models.set(m.id, Object.freeze({ ...m, created: m.created ?? this.startedSecs }));
     return new CatalogSnapshot(providers, models, this.options.clock.now());
+  }
+}
+
+declare module "../../context.ts" {
+  interface Context {
+    /** Inference providers and models; follows svc.toml while running (set by the inference module's wire). */
+    catalog: Catalog;
   }
 }

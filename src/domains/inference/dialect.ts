@@ -9,7 +9,7 @@
  * (every other field as sent, the reply as the upstream wrote it). Another shape: translated
  * both ways with the translators in translate/.
  */
-import type { ModelConfig } from "../../config.ts";
+import type { ModelConfig } from "./config.ts";
 import type { MicroUsd } from "../../core/money.ts";
 import type { CatalogModel, CatalogProvider } from "./catalog.ts";
 import { malformedResponse } from "./providers/errors.ts";

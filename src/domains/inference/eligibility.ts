@@ -13,7 +13,7 @@
  * A provider satisfies a tier when its svc.toml entry lists it (privacy_tiers): the operator's
  * declaration, which for "confidential" should mean an attested (TEE) backend.
  */
-import type { PrivacyTier } from "../../config.ts";
+import type { PrivacyTier } from "./config.ts";
 import { ApiError, forbidden } from "../../core/errors.ts";
 import type { Context } from "../../context.ts";
 import type { CatalogModel, CatalogProvider, CatalogSnapshot } from "./catalog.ts";

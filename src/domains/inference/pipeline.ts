@@ -18,7 +18,7 @@
  *   (pricing.ts costOf); a stream the client abandoned bills what was produced (billedUsage).
  * - Receipts and logs hold metadata only: token counts, provider names, fingerprints.
  */
-import type { PrivacyTier } from "../../config.ts";
+import type { PrivacyTier } from "./config.ts";
 import type { ApiKeyPrincipal } from "../keys/principal.ts";
 import { ApiError, invalidField } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";

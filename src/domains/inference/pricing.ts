@@ -19,7 +19,7 @@
  * Fail closed: a model without an input price (or, for chat, an output price) is refused with
  * 503 not_priced, never served for free.
  */
-import type { ModelConfig } from "../../config.ts";
+import type { ModelConfig } from "./config.ts";
 import { invalidField } from "../../core/errors.ts";
 import { requirePrice } from "../../core/meter.ts";
 import type { MicroUsd } from "../../core/money.ts";

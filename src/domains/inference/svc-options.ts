@@ -16,7 +16,7 @@
  *                     sent anywhere: the caller puts what the model should read in the prompt.
  */
 import { createHash } from "node:crypto";
-import { PRIVACY_TIERS, type PrivacyTier } from "../../config.ts";
+import { PRIVACY_TIERS, type PrivacyTier } from "./config.ts";
 import { invalidField } from "../../core/errors.ts";
 import { MerkleTree } from "../../core/merkle.ts";
 import type { SvcFields } from "./translate/svc-fields.ts";

@@ -6,7 +6,7 @@ import { Elysia, t } from "elysia";
 import { invalidField } from "../../core/errors.ts";
 import { bareArray } from "../../core/envelopes.ts";
 import { MicroUsd, Nullable } from "../../core/schemas.ts";
-import { PRIVACY_TIERS } from "../../config.ts";
+import { PRIVACY_TIERS } from "../inference/index.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { parseScopes } from "./scopes.ts";

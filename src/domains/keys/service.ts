@@ -8,7 +8,7 @@ import { ApiError, conflict, forbidden, invalidField, notFound } from "../../cor
 import { newId } from "../../core/ids.ts";
 import { monthOf } from "../../core/meter.ts";
 import type { MicroUsd } from "../../core/money.ts";
-import type { PrivacyTier } from "../../config.ts";
+import type { PrivacyTier } from "../inference/index.ts";
 import { newSecret, secretPrefix, sha256Hex } from "../../core/secrets.ts";
 import { assertApiKeyAllowed } from "../billing/limits.ts";
 import type { Context } from "../../context.ts";

@@ -1,7 +1,7 @@
 /** API key rows and what the API shows of them (never the secret, which is only its sha256). */
 import { isoTime } from "../../core/clock.ts";
 import { monthOf } from "../../core/meter.ts";
-import type { PrivacyTier } from "../../config.ts";
+import type { PrivacyTier } from "../inference/index.ts";
 import type { Context } from "../../context.ts";
 
 export type KeyKind = "standard" | "delegated" | "mandate" | "ghost";

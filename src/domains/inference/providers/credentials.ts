@@ -6,7 +6,7 @@
  *
  * Resolved keys live only inside adapters (closures); everything else sees CredentialSource.
  */
-import type { ProviderConfig } from "../../../config.ts";
+import type { ProviderConfig } from "../config.ts";
 import type { Sealer } from "../../../core/seal.ts";
 
 export type CredentialSource = { kind: "none" } | { kind: "env"; variable: string } | { kind: "sealed" };

@@ -1,6 +1,6 @@
 /**
  * Adapter factories by provider kind. A new kind is a file beside openai.ts and one line here
- * (plus its literal in ProviderSchema.kind in src/config.ts; the Record type below fails the type
+ * (plus its literal in ProviderSchema.kind in ../config.ts; the Record type below fails the type
  * check until both agree).
  */
 import { anthropicAdapter } from "./anthropic.ts";

@@ -6,7 +6,7 @@
  * timeouts, and turning every upstream failure into an UpstreamError that names the provider
  * (errors.ts). A new kind of provider is one factory in registry.ts.
  */
-import type { ProviderConfig } from "../../../config.ts";
+import type { ProviderConfig } from "../config.ts";
 
 export type ProviderKind = ProviderConfig["kind"];
 

@@ -3,13 +3,12 @@
  * webhooks, through the same services as /v1/webhooks. A running svc serve picks up what these
  * queue (attempts are jobs in the database).
  */
-import { getAccount } from "../src/domains/accounts/service.ts";
-import { replayMissed } from "../src/domains/webhooks/replay.ts";
-import { enableWebhook, listDeliveries, listWebhooks, revokeWebhook } from "../src/domains/webhooks/service.ts";
-import { getWebhookRow, type WebhookRow } from "../src/domains/webhooks/store.ts";
-import type { Context } from "../src/context.ts";
-import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "./command.ts";
-import { withContext } from "./open.ts";
+import { getAccount } from "../accounts/service.ts";
+import { replayMissed } from "./replay.ts";
+import { enableWebhook, listDeliveries, listWebhooks, revokeWebhook } from "./service.ts";
+import { getWebhookRow, type WebhookRow } from "./store.ts";
+import type { Context } from "../../context.ts";
+import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
 const webhookArg = { args: "WEBHOOK_ID", positionals: { min: 1, max: 1 } };
@@ -35,10 +34,10 @@ const list: Command = {
   name: "webhooks list",
   summary: "An account's webhooks and their state",
   options: { ...locationOptions, json, account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" } },
-  run: ({ values }) => {
+  run: ({ values }, host) => {
     const accountId = str(values.account);
     if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       getAccount(ctx, accountId);
       const hooks = listWebhooks(ctx, accountId);
       if (values.json) return void console.log(JSON.stringify(hooks, null, 2));
@@ -56,8 +55,8 @@ const deliveries: Command = {
   summary: "A webhook's latest deliveries (newest event first, at most 50)",
   ...webhookArg,
   options: { ...locationOptions, json },
-  run: ({ values, positionals }) =>
-    withContext(values, (ctx) => {
+  run: ({ values, positionals }, host) =>
+    host.withContext(values, (ctx) => {
       const row = webhook(ctx, positionals[0]!);
       const rows = listDeliveries(ctx, row.account_id, row.id);
       if (values.json) return void console.log(JSON.stringify(rows, null, 2));
@@ -80,11 +79,11 @@ that failed every attempt, that were skipped while it was disabled, and events i
 while disabled. Delivered and still-pending ones are left alone. Each gets up to four attempts
 again, with its original event id. A disabled webhook must be enabled first (svc webhooks enable).
 Up to 10000 events per run; run it again with the same --since when it says there are more.`,
-  run: ({ values, positionals }) => {
+  run: ({ values, positionals }, host) => {
     const sinceText = str(values.since);
     if (!sinceText) throw new UsageError("--since TIME is required");
     const since = parseSince(sinceText, Date.now());
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       const row = webhook(ctx, positionals[0]!);
       const result = replayMissed(ctx, row, since);
       ctx.audit.record("cli", "webhook.replay", row.id, { since: result.since, queued: result.queued });
@@ -99,8 +98,8 @@ const enable: Command = {
   summary: "Re-enable a webhook disabled after repeated failures (revoked ones stay revoked)",
   ...webhookArg,
   options: locationOptions,
-  run: ({ values, positionals }) =>
-    withContext(values, (ctx) => {
+  run: ({ values, positionals }, host) =>
+    host.withContext(values, (ctx) => {
       const row = webhook(ctx, positionals[0]!);
       const view = enableWebhook(ctx, row.account_id, row.id);
       ctx.audit.record("cli", "webhook.enable", row.id, {});
@@ -113,8 +112,8 @@ const revoke: Command = {
   summary: "Revoke a webhook (as DELETE /v1/webhooks/:id; final)",
   ...webhookArg,
   options: locationOptions,
-  run: ({ values, positionals }) =>
-    withContext(values, (ctx) => {
+  run: ({ values, positionals }, host) =>
+    host.withContext(values, (ctx) => {
       const row = webhook(ctx, positionals[0]!);
       const view = revokeWebhook(ctx, row.account_id, row.id);
       ctx.audit.record("cli", "webhook.revoke", row.id, {});

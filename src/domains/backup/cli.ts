@@ -2,12 +2,11 @@
  * svc backup status|now|verify|configure: Litestream replication of the database, operated
  * from the CLI (docs/backup.md).
  */
-import { paths, writeConfigFile, readConfigFile } from "../src/config.ts";
-import { formatTxid } from "../src/domains/backup/litestream.ts";
-import { parseReplica, redactReplicaUrl } from "../src/domains/backup/replica-url.ts";
-import { backupNow, backupStatus, BackupError, runningServer, verifyBackup, writeReplicationConfig } from "../src/domains/backup/service.ts";
-import { type Command, CommandFailed, EXIT_FAILURE, type Group, locationOptions, str, UsageError } from "./command.ts";
-import { configFrom } from "./open.ts";
+import { paths, writeConfigFile, readConfigFile } from "../../config.ts";
+import { formatTxid } from "./litestream.ts";
+import { parseReplica, redactReplicaUrl } from "./replica-url.ts";
+import { backupNow, backupStatus, BackupError, runningServer, verifyBackup, writeReplicationConfig } from "./service.ts";
+import { type Command, CommandFailed, EXIT_FAILURE, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
 
@@ -26,8 +25,8 @@ const status: Command = {
   summary: "Where replicas go, whether Litestream is replicating, and what the replica holds",
   options: { ...locationOptions, json },
   details: "Exits 1 when replication is configured but not working.",
-  async run({ values }) {
-    const config = configFrom(values);
+  async run({ values }, host) {
+    const config = host.configFrom(values);
     const s = await explained(() => backupStatus(config));
     if (values.json) console.log(JSON.stringify(s, null, 2));
     else {
@@ -50,8 +49,8 @@ const now: Command = {
   name: "backup now",
   summary: "Sync the replica now (or take a snapshot when svc is stopped) and report the position",
   options: { ...locationOptions, json },
-  async run({ values }) {
-    const config = configFrom(values);
+  async run({ values }, host) {
+    const config = host.configFrom(values);
     const pos = await explained(() => backupNow(config));
     if (values.json) return void console.log(JSON.stringify(pos, null, 2));
     const how = pos.mode === "daemon" ? "synced by the running svc" : "snapshot taken (svc not running)";
@@ -69,8 +68,8 @@ const verify: Command = {
     replica: { type: "string", value: "URL", description: "verify this replica instead of the configured one (no sync first)" },
   },
   details: "Exits 1, with the reason, when the backup cannot be restored, fails integrity_check, or its counts do not match.",
-  async run({ values }) {
-    const config = configFrom(values);
+  async run({ values }, host) {
+    const config = host.configFrom(values);
     const report = await explained(() => verifyBackup(config, { replica: str(values.replica) }));
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else {
@@ -92,7 +91,7 @@ const configure: Command = {
     "sync-interval": { type: "string", value: "SECS", description: "how often Litestream ships changes to the replica (default 1)" },
   },
   details: "S3 credentials come from the environment of svc serve (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), never svc.toml.",
-  run({ values }) {
+  run({ values }, host) {
     const replica = str(values.replica);
     const interval = str(values["sync-interval"]);
     if (replica === undefined && interval === undefined) throw new UsageError("give --replica and/or --sync-interval");
@@ -104,13 +103,13 @@ const configure: Command = {
       }
     }
     if (interval !== undefined && !/^\d+$/.test(interval)) throw new UsageError("--sync-interval must be whole seconds");
-    const before = configFrom(values);
+    const before = host.configFrom(values);
     const backup: Record<string, unknown> = {};
     if (replica !== undefined) backup.replica = parseReplica(replica)?.url ?? "off";
     if (interval !== undefined) backup.sync_interval_secs = Number(interval);
     const current = readConfigFile(before.config_path);
     writeConfigFile(before.config_path, { ...current, backup: { ...(current.backup as object), ...backup } });
-    const config = configFrom(values); // validates what was written
+    const config = host.configFrom(values); // validates what was written
     const yml = writeReplicationConfig(config);
     console.log(`backup.replica = ${parseReplica(config.backup.replica) ? redactReplicaUrl(config.backup.replica) : "off"} (sync every ${config.backup.sync_interval_secs}s)`);
     if (yml) console.log(`wrote ${yml}`);

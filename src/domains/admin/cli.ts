@@ -3,13 +3,12 @@
  * the /v1/admin routes (recorded in the audit log as actor "cli").
  */
 import { readFileSync } from "node:fs";
-import { sha256Hex } from "../src/core/secrets.ts";
-import { formatUsd } from "../src/core/money.ts";
-import { setSuspended } from "../src/domains/accounts/service.ts";
-import { addDenied, listDenied, removeDenied } from "../src/domains/admin/denylist.ts";
-import { adminMetrics } from "../src/domains/admin/metrics.ts";
-import { type Command, type Group, locationOptions, str, UsageError } from "./command.ts";
-import { withContext } from "./open.ts";
+import { sha256Hex } from "../../core/secrets.ts";
+import { formatUsd } from "../../core/money.ts";
+import { setSuspended } from "../accounts/service.ts";
+import { addDenied, listDenied, removeDenied } from "./denylist.ts";
+import { adminMetrics } from "./metrics.ts";
+import { type Command, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
 const json = { type: "boolean", description: "print JSON" } as const;
@@ -20,8 +19,8 @@ const suspend: Command = {
   args: "ACCOUNT_ID",
   positionals: { min: 1, max: 1 },
   options: { ...locationOptions, reason: { type: "string", value: "TEXT", description: "why (kept in the audit log)" } },
-  run: ({ values, positionals }) =>
-    withContext(values, (ctx) => {
+  run: ({ values, positionals }, host) =>
+    host.withContext(values, (ctx) => {
       const a = setSuspended(ctx, { accountId: positionals[0]!, suspended: true, reason: str(values.reason) ?? null, actor: "cli" });
       console.log(`suspended ${a.id} since ${a.suspended_at}${a.suspended_reason ? ` (${a.suspended_reason})` : ""}`);
     }),
@@ -33,8 +32,8 @@ const unsuspend: Command = {
   args: "ACCOUNT_ID",
   positionals: { min: 1, max: 1 },
   options: locationOptions,
-  run: ({ values, positionals }) =>
-    withContext(values, (ctx) => {
+  run: ({ values, positionals }, host) =>
+    host.withContext(values, (ctx) => {
       const a = setSuspended(ctx, { accountId: positionals[0]!, suspended: false, actor: "cli" });
       console.log(`${a.id} is active`);
     }),
@@ -50,13 +49,13 @@ const denyAdd: Command = {
     file: { type: "string", value: "PATH", description: "deny the exact bytes of this file" },
     reason: { type: "string", value: "TEXT", description: "why (shown in the list)" },
   },
-  run: ({ values, positionals }) => {
+  run: ({ values, positionals }, host) => {
     const file = str(values.file);
     if (file && positionals[0]) throw new UsageError("give SHA256 or --file, not both");
     const sha256 = file ? sha256Hex(readFileSync(file)) : positionals[0];
     if (!sha256) throw new UsageError("missing SHA256 (or --file PATH)");
     if (!SHA256.test(sha256)) throw new UsageError("SHA256 must be 64 hex characters");
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       const { entry, created } = addDenied(ctx, { sha256, reason: str(values.reason) ?? null, actor: "cli" });
       console.log(`${created ? "denied" : "already denied"} ${entry.sha256}${entry.reason ? ` (${entry.reason})` : ""}`);
     });
@@ -69,9 +68,9 @@ const denyRemove: Command = {
   args: "SHA256",
   positionals: { min: 1, max: 1 },
   options: locationOptions,
-  run: ({ values, positionals }) => {
+  run: ({ values, positionals }, host) => {
     if (!SHA256.test(positionals[0]!)) throw new UsageError("SHA256 must be 64 hex characters");
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       removeDenied(ctx, { sha256: positionals[0]!, actor: "cli" });
       console.log(`removed ${positionals[0]!.toLowerCase()}`);
     });
@@ -82,8 +81,8 @@ const denyList: Command = {
   name: "admin denylist list",
   summary: "List refused payload digests",
   options: { ...locationOptions, json },
-  run: ({ values }) =>
-    withContext(values, (ctx) => {
+  run: ({ values }, host) =>
+    host.withContext(values, (ctx) => {
       const rows = listDenied(ctx);
       if (values.json) return void console.log(JSON.stringify(rows, null, 2));
       if (!rows.length) return void console.log("the denylist is empty");
@@ -95,8 +94,8 @@ const metrics: Command = {
   name: "admin metrics",
   summary: "Paying accounts, spend by window, events by kind",
   options: { ...locationOptions, json },
-  run: ({ values }) =>
-    withContext(values, (ctx) => {
+  run: ({ values }, host) =>
+    host.withContext(values, (ctx) => {
       const m = adminMetrics(ctx);
       if (values.json) return void console.log(JSON.stringify(m, null, 2));
       console.log(`accounts: ${m.accounts.total} (${m.accounts.paying} paying, ${m.accounts.suspended} suspended)`);
@@ -122,7 +121,7 @@ function creditCommand(direction: "grant" | "debit"): Command {
       "micro-usd": { type: "string", value: "N", description: "the amount in micro-USD, a whole number > 0 (1000000 = $1)" },
       reason: { type: "string", value: "TEXT", description: "why (kept on the ledger entry and in the audit log; required)" },
     },
-    run: ({ values }) => {
+    run: ({ values }, host) => {
       const accountId = str(values.account);
       const amountText = str(values["micro-usd"]);
       const reason = str(values.reason);
@@ -130,7 +129,7 @@ function creditCommand(direction: "grant" | "debit"): Command {
       if (!amountText || !/^[1-9]\d*$/.test(amountText) || !Number.isSafeInteger(Number(amountText))) throw new UsageError("--micro-usd must be a whole number greater than 0");
       if (!reason) throw new UsageError("--reason is required: an adjustment without a reason cannot be audited");
       const amount = Number(amountText);
-      return withContext(values, (ctx) => {
+      return host.withContext(values, (ctx) => {
         const entry = ctx.tx.run(() => {
           const e = ctx.ledger.adjust(accountId, direction === "grant" ? amount : -amount, { type: "operator", memo: reason });
           ctx.audit.record("cli", `credit.${direction}`, accountId, { amount_micro_usd: amount, reason, entry_id: e.id });

@@ -4,12 +4,11 @@
  * The same check as POST /v1/receipts/verify (src/domains/receipts/verify.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
-import { paths } from "../src/config.ts";
-import { isAddress, toChecksumAddress } from "../src/core/eip191.ts";
-import { listSigners, type SignerRecord } from "../src/domains/receipts/signers.ts";
-import { type ReceiptVerification, verifyReceipt } from "../src/domains/receipts/verify.ts";
-import { type Command, CommandFailed, EXIT_FAILURE, EXIT_OK, type Group, locationOptions, type Parsed, str, UsageError } from "./command.ts";
-import { configFrom, withContext } from "./open.ts";
+import { paths } from "../../config.ts";
+import { isAddress, toChecksumAddress } from "../../core/eip191.ts";
+import { listSigners, type SignerRecord } from "./signers.ts";
+import { type ReceiptVerification, verifyReceipt } from "./verify.ts";
+import { type Command, CommandFailed, type CommandHost, EXIT_FAILURE, EXIT_OK, type Group, locationOptions, type Parsed, str, UsageError } from "../../cli/command.ts";
 
 /** Where the accepted signers came from: the deployment's list, --signer, or nowhere. */
 type SignerSource = { kind: "deployment"; dataDir: string; signers: SignerRecord[] } | { kind: "given"; signers: SignerRecord[] } | { kind: "none" };
@@ -42,7 +41,7 @@ async function readInput(source: string): Promise<string> {
   return readFileSync(source, "utf8");
 }
 
-async function signerSource(values: Parsed["values"]): Promise<SignerSource> {
+async function signerSource(values: Parsed["values"], host: CommandHost): Promise<SignerSource> {
   const given = (values.signer as string[] | undefined) ?? [];
   if (given.length) {
     for (const a of given) if (!isAddress(a)) throw new UsageError(`--signer ${a}: not a 0x-prefixed 20-byte hex address`);
@@ -51,7 +50,7 @@ async function signerSource(values: Parsed["values"]): Promise<SignerSource> {
   const explicit = Boolean(str(values["data-dir"]) || str(values.config));
   let config;
   try {
-    config = configFrom(values);
+    config = host.configFrom(values);
   } catch (err) {
     if (explicit) throw err;
     return { kind: "none" };
@@ -60,7 +59,7 @@ async function signerSource(values: Parsed["values"]): Promise<SignerSource> {
     if (explicit) throw new CommandFailed(`no svc data in ${config.data_dir} (no master key); drop --data-dir/--config, or pass --signer ADDRESS`);
     return { kind: "none" };
   }
-  return { kind: "deployment", dataDir: config.data_dir, signers: await withContext(values, (ctx) => listSigners(ctx.db)) };
+  return { kind: "deployment", dataDir: config.data_dir, signers: await host.withContext(values, (ctx) => listSigners(ctx.db)) };
 }
 
 function signerLine(source: SignerSource, result: ReceiptVerification, claimed: string | null): string {
@@ -101,8 +100,8 @@ receipts dated before its retirement). With neither, the recovered address and t
 printed but the receipt is not called valid: nothing trusted was checked.
 
 Exit 0 when valid, 1 when not (or not checked).`,
-  run: async ({ values, positionals }) => {
-    const source = await signerSource(values);
+  run: async ({ values, positionals }, host) => {
+    const source = await signerSource(values, host);
     const extracted = extract(await readInput(positionals[0]!));
     const input = typeof extracted === "string" ? null : extracted;
     let result: ReceiptVerification =

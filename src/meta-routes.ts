@@ -3,10 +3,10 @@
  * GET /v1/openapi.json (the generated OpenAPI 3.1 document).
  */
 import { Elysia, t, type AnyElysia } from "elysia";
-import { buildOpenApiDocument } from "../../core/openapi.ts";
-import type { Context } from "../../context.ts";
-import { guards } from "../../guards.ts";
-import { NAME } from "../../version.ts";
+import { buildOpenApiDocument } from "./core/openapi.ts";
+import type { Context } from "./context.ts";
+import { guards } from "./guards.ts";
+import { NAME } from "./version.ts";
 
 const DESCRIPTION = "Self-hosted gateway for autonomous software agents: metered inference, sandboxes, state, memory, MCP tools, prepaid credit and signed receipts.";
 

@@ -9,16 +9,15 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
-import { type Config, ConfigSchema, paths, writeConfigFile } from "../src/config.ts";
-import { ChainClient, ChainRpcError } from "../src/core/chain.ts";
-import { runningServer } from "../src/domains/backup/service.ts";
-import { parseEvmAddress } from "../src/domains/billing/transfer-check.ts";
-import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "./command.ts";
-import { configFrom } from "./open.ts";
+import { type Config, paths, writeConfigFile } from "../../config.ts";
+import { ChainSchema } from "./config.ts";
+import { ChainClient, ChainRpcError } from "../../core/chain.ts";
+import { runningServer } from "../backup/service.ts";
+import { parseEvmAddress } from "./transfer-check.ts";
+import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 type Chain = Config["chains"][number];
 
-const ChainSchema = ConfigSchema.properties.chains.items;
 const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const HTTP_URL = /^https?:\/\/[^\s/]+/;
 /** The reachability check at `add` is a courtesy: it must not hang the command. */
@@ -73,7 +72,7 @@ const add: Command = {
 Unless --skip-check, the RPC node is asked for its chain id: a different one is refused; a node
 that does not answer is reported and the chain is added anyway.
 Example: svc chains add base --rpc https://mainnet.base.org --chain-id 8453 --usdt 0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2 --confirmations 10`,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, host) {
     const name = positionals[0]!;
     if (!NAME.test(name)) throw new UsageError(`NAME must be 1-32 lowercase letters, digits or dashes (starting with a letter or digit), got "${name}"`);
     const rpc = str(values.rpc);
@@ -101,7 +100,7 @@ Example: svc chains add base --rpc https://mainnet.base.org --chain-id 8453 --us
     const invalid = [...Value.Errors(ChainSchema, chain)][0];
     if (invalid) throw new UsageError(`${invalid.path.slice(1) || "chain"}: ${invalid.message}`);
 
-    const config = configFrom(values);
+    const config = host.configFrom(values);
     const existing = config.chains.find((c) => c.name === name);
     if (existing && sameChain(existing, chain)) {
       console.log(`chain ${name} is already configured with these settings; no change`);
@@ -123,7 +122,7 @@ Example: svc chains add base --rpc https://mainnet.base.org --chain-id 8453 --us
     }
 
     writeChains(config, existing ? config.chains.map((c) => (c.name === name ? chain : c)) : [...config.chains, chain]);
-    const after = configFrom(values); // proves the written file is valid
+    const after = host.configFrom(values); // proves the written file is valid
     console.log(`${existing ? "changed" : "added"} chain ${name} (chain id ${chain.chain_id}, USDT ${usdt}, ${chain.decimals} decimals, ${chain.confirmations} confirmations)`);
     if (!after.billing.treasury) console.log("deposits stay off until a treasury is set: svc setup --treasury ADDRESS");
     console.log(restartNotice(after));
@@ -134,8 +133,8 @@ const list: Command = {
   name: "chains list",
   summary: "The chains deposits are accepted on, and the treasury",
   options: { ...locationOptions, json: { type: "boolean", description: "print JSON (RPC URLs shown as scheme and host only)" } },
-  run({ values }) {
-    const config = configFrom(values);
+  run({ values }, host) {
+    const config = host.configFrom(values);
     const chains = config.chains.map((c) => ({ ...c, rpc_url: redactRpcUrl(c.rpc_url) }));
     if (values.json) return void console.log(JSON.stringify({ treasury: config.billing.treasury || null, chains }, null, 2));
     console.log(`treasury: ${config.billing.treasury || "(not set: deposits are off; svc setup --treasury ADDRESS)"}`);
@@ -166,16 +165,16 @@ const remove: Command = {
   args: "NAME",
   positionals: { min: 1, max: 1 },
   options: locationOptions,
-  run({ values, positionals }) {
+  run({ values, positionals }, host) {
     const name = positionals[0]!;
-    const config = configFrom(values);
+    const config = host.configFrom(values);
     const chain = config.chains.find((c) => c.name === name);
     if (!chain) {
       const known = config.chains.map((c) => c.name);
       throw new CommandFailed(`no chain ${name} (configured: ${known.length ? known.join(", ") : "none"})`);
     }
     writeChains(config, config.chains.filter((c) => c.name !== name));
-    const after = configFrom(values);
+    const after = host.configFrom(values);
     console.log(`removed chain ${name}`);
     const pending = pendingDepositsOn(config, chain);
     if (pending) console.log(`note: ${pending} pending deposit(s) on ${name} will not be confirmed unless the chain is added back`);

@@ -1,9 +1,10 @@
-/** Opening the configured data dir from a command's --config / --data-dir flags. */
+/** Opening the configured data dir from a command's --config / --data-dir flags: the CommandHost of every command. */
 import { existsSync } from "node:fs";
-import { type Config, loadConfig, paths } from "../src/config.ts";
-import { type Context, openContext } from "../src/context.ts";
-import { createLogger } from "../src/core/log.ts";
-import { CommandFailed, type Parsed, str } from "./command.ts";
+import { type Config, paths } from "../config.ts";
+import { loadConfig } from "../open.ts";
+import { type Context, openContext } from "../open.ts";
+import { createLogger } from "../core/log.ts";
+import { CommandFailed, type CommandHost, type Parsed, str } from "./command.ts";
 
 export function configFrom(values: Parsed["values"], extra: { listen?: string } = {}): Config {
   return loadConfig({ config: str(values.config), dataDir: str(values["data-dir"]), listen: extra.listen });
@@ -32,3 +33,6 @@ export async function withContext<T>(values: Parsed["values"], fn: (ctx: Context
     ctx.close();
   }
 }
+
+/** The host every command gets (cli/main.ts and tests dispatch with it). */
+export const cliHost: CommandHost = { configFrom, openFrom, withContext };

@@ -3,8 +3,9 @@
  * `--help` for free, and maps outcomes to exit codes: 0 ok, 1 failure, 2 usage error.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError } from "../src/config.ts";
-import { ApiError } from "../src/core/errors.ts";
+import { type Config, ConfigError } from "../config.ts";
+import type { Context } from "../context.ts";
+import { ApiError } from "../core/errors.ts";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -28,6 +29,19 @@ export interface Parsed {
   positionals: string[];
 }
 
+/**
+ * What a command may open, handed to run() by the dispatcher (src/cli/host.ts), so that an
+ * area's commands never import the composition root that imports every area.
+ */
+export interface CommandHost {
+  /** The configuration the command's --config / --data-dir (and an optional listen override) select. */
+  configFrom(values: Parsed["values"], extra?: { listen?: string }): Config;
+  /** A context on that data dir; fails with a hint when `svc setup` has not run there. */
+  openFrom(values: Parsed["values"], options?: { useConfiguredLogLevel?: boolean }): Context;
+  /** Runs `fn` with an open context and closes it whatever happens. */
+  withContext<T>(values: Parsed["values"], fn: (ctx: Context) => T | Promise<T>): Promise<T>;
+}
+
 export interface Command {
   /** Words after `svc`, e.g. "admin denylist add". */
   name: string;
@@ -38,7 +52,7 @@ export interface Command {
   options?: Record<string, OptionSpec>;
   /** Extra paragraphs for --help. */
   details?: string;
-  run(parsed: Parsed): Promise<number | void> | number | void;
+  run(parsed: Parsed, host: CommandHost): Promise<number | void> | number | void;
 }
 
 export interface Group {
@@ -94,14 +108,14 @@ export function parse(cmd: Command, argv: string[]): Parsed | "help" {
   return { values: parsed.values as Parsed["values"], positionals: parsed.positionals };
 }
 
-export async function runCommand(cmd: Command, argv: string[]): Promise<number> {
+export async function runCommand(cmd: Command, argv: string[], host: CommandHost): Promise<number> {
   try {
     const parsed = parse(cmd, argv);
     if (parsed === "help") {
       console.log(helpFor(cmd));
       return EXIT_OK;
     }
-    return (await cmd.run(parsed)) ?? EXIT_OK;
+    return (await cmd.run(parsed, host)) ?? EXIT_OK;
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(`svc ${cmd.name}: ${err.message}\nRun 'svc ${cmd.name} --help' for usage.`);
@@ -121,7 +135,7 @@ export async function runCommand(cmd: Command, argv: string[]): Promise<number> 
 }
 
 /** Finds the command for argv in the tree and runs it. */
-export async function dispatch(root: Group, argv: string[]): Promise<number> {
+export async function dispatch(root: Group, argv: string[], host: CommandHost): Promise<number> {
   let node: Command | Group = root;
   let i = 0;
   while (isGroup(node)) {
@@ -142,7 +156,7 @@ export async function dispatch(root: Group, argv: string[]): Promise<number> {
     node = next;
     i++;
   }
-  return runCommand(node, argv.slice(i));
+  return runCommand(node, argv.slice(i), host);
 }
 
 export const str = (v: Parsed["values"][string]): string | undefined => (typeof v === "string" ? v : undefined);

@@ -1,7 +1,6 @@
 /** svc restore: bring the database back from the replica (latest, or a point in time). */
-import { restoreDatabase, BackupError } from "../src/domains/backup/service.ts";
-import { type Command, CommandFailed, locationOptions, str } from "./command.ts";
-import { configFrom } from "./open.ts";
+import { restoreDatabase, BackupError } from "./service.ts";
+import { type Command, CommandFailed, locationOptions, str } from "../../cli/command.ts";
 
 export const restoreCommand: Command = {
   name: "restore",
@@ -15,8 +14,8 @@ export const restoreCommand: Command = {
   },
   details: `Refuses to overwrite an existing database without --force, and always refuses while
 svc serve is running on it (stop it first: systemctl stop svc).`,
-  async run({ values }) {
-    const config = configFrom(values);
+  async run({ values }, host) {
+    const config = host.configFrom(values);
     try {
       const r = await restoreDatabase(config, { to: str(values.to), timestamp: str(values.timestamp), force: Boolean(values.force), replica: str(values.replica) });
       console.log(`restored ${r.target} from ${r.replica}${r.timestamp ? ` as of ${r.timestamp}` : " (latest)"}: integrity_check ok, ${r.tables} tables`);

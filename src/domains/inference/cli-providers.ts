@@ -7,12 +7,12 @@
  * "sealed", "none"). Base URLs are shown without user info or query, where keys sometimes hide.
  */
 import { existsSync } from "node:fs";
-import { type Config, PRIVACY_TIERS, PROVIDER_KINDS, type ProviderConfig, paths } from "../src/config.ts";
-import { Sealer } from "../src/core/seal.ts";
-import { HOT_RELOAD_NOTICE, saveCatalog } from "../src/domains/inference/catalog.ts";
-import { credentialAad, describeCredential, sealApiKey } from "../src/domains/inference/providers/credentials.ts";
-import { type Command, CommandFailed, type Group, locationOptions, type Parsed, str, UsageError } from "./command.ts";
-import { configFrom } from "./open.ts";
+import { type Config, paths } from "../../config.ts";
+import { PRIVACY_TIERS, PROVIDER_KINDS, type ProviderConfig } from "./config.ts";
+import { Sealer } from "../../core/seal.ts";
+import { HOT_RELOAD_NOTICE, saveCatalog } from "./catalog.ts";
+import { credentialAad, describeCredential, sealApiKey } from "./providers/credentials.ts";
+import { type Command, CommandFailed, type Group, locationOptions, type Parsed, str, UsageError } from "../../cli/command.ts";
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const ENV_VAR = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -110,7 +110,7 @@ With neither --api-key-env nor --api-key-stdin, no credential is sent (a local O
 Examples:
   svc providers add openai --kind openai --base-url https://api.openai.com/v1 --api-key-env OPENAI_API_KEY --region us
   printf %s "$ANTHROPIC_KEY" | svc providers add anthropic --kind anthropic --base-url https://api.anthropic.com --api-key-stdin`,
-  async run({ values, positionals }) {
+  async run({ values, positionals }, host) {
     const name = positionals[0]!;
     if (!NAME.test(name)) throw new UsageError(`NAME must be 1-32 lowercase letters, digits, - or _ (starting with a letter or digit), got "${name}"`);
     const kind = str(values.kind);
@@ -124,7 +124,7 @@ Examples:
     for (const t of tiers) if (!(PRIVACY_TIERS as readonly string[]).includes(t)) throw new UsageError(`--privacy-tier must be one of ${PRIVACY_TIERS.join(", ")}, got "${t}"`);
     if (values["supports-responses"] && kind !== "openai") throw new UsageError("--supports-responses applies to --kind openai only");
 
-    const config = configFrom(values);
+    const config = host.configFrom(values);
     const existing = config.providers.find((p) => p.name === name);
     if (existing && !values.replace) {
       throw new CommandFailed(`provider ${name} already exists; pass --replace to change it (its key is kept unless you give a new one), or remove it first`);
@@ -165,8 +165,8 @@ const list: Command = {
   name: "providers list",
   summary: "The upstream LLM APIs, and the models each serves (credentials never shown)",
   options: { ...locationOptions, json: { type: "boolean", description: "print JSON" } },
-  run({ values }) {
-    const config = configFrom(values);
+  run({ values }, host) {
+    const config = host.configFrom(values);
     const rows = config.providers.map((p) => ({
       name: p.name,
       kind: p.kind,
@@ -199,9 +199,9 @@ const remove: Command = {
     ...locationOptions,
     force: { type: "boolean", description: "also remove the models it serves, and drop it from other models' fallbacks" },
   },
-  run({ values, positionals }) {
+  run({ values, positionals }, host) {
     const name = positionals[0]!;
-    const config = configFrom(values);
+    const config = host.configFrom(values);
     if (!config.providers.some((p) => p.name === name)) {
       const known = config.providers.map((p) => p.name);
       throw new CommandFailed(`no provider ${name} (configured: ${known.length ? known.join(", ") : "none"})`);

@@ -1,14 +1,13 @@
 /** svc accounts list|show|create: operators looking at and creating accounts. */
-import { formatUsd } from "../src/core/money.ts";
-import { getAccount, listAccounts } from "../src/domains/accounts/service.ts";
-import { listSessions } from "../src/domains/auth/sessions.ts";
-import { accountForWallet } from "../src/domains/auth/signin.ts";
-import { findAccountByWallet, listWallets, normalizeAddress } from "../src/domains/auth/wallets.ts";
-import { listPasskeys } from "../src/domains/auth/passkeys.ts";
-import { listOrgs } from "../src/domains/orgs/service.ts";
-import type { Context } from "../src/context.ts";
-import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "./command.ts";
-import { withContext } from "./open.ts";
+import { formatUsd } from "../../core/money.ts";
+import { getAccount, listAccounts } from "./service.ts";
+import { listSessions } from "../auth/sessions.ts";
+import { accountForWallet } from "../auth/signin.ts";
+import { findAccountByWallet, listWallets, normalizeAddress } from "../auth/wallets.ts";
+import { listPasskeys } from "../auth/passkeys.ts";
+import { listOrgs } from "../orgs/service.ts";
+import type { Context } from "../../context.ts";
+import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
 
@@ -27,10 +26,10 @@ const list: Command = {
   name: "accounts list",
   summary: "Accounts, newest first",
   options: { ...locationOptions, json, limit: { type: "string", value: "N", description: "at most N accounts (default 100)" } },
-  run: ({ values }) => {
+  run: ({ values }, host) => {
     const limit = Number(str(values.limit) ?? 100);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError("--limit must be a positive whole number");
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       const rows = listAccounts(ctx, limit).map((a) => details(ctx, a.id));
       if (values.json) return void console.log(JSON.stringify(rows, null, 2));
       if (!rows.length) return void console.log("no accounts yet");
@@ -47,8 +46,8 @@ const show: Command = {
   args: "ACCOUNT_ID|WALLET",
   positionals: { min: 1, max: 1 },
   options: { ...locationOptions, json },
-  run: ({ values, positionals }) =>
-    withContext(values, (ctx) => {
+  run: ({ values, positionals }, host) =>
+    host.withContext(values, (ctx) => {
       const ref = positionals[0]!;
       const id = ref.startsWith("0x") ? findAccountByWallet(ctx, normalizeAddress(ref, "WALLET")) : ref;
       if (!id) throw new CommandFailed(`no account has wallet ${ref}`);
@@ -67,11 +66,11 @@ const create: Command = {
   name: "accounts create",
   summary: "Create the account of a wallet (what its first sign-in would do)",
   options: { ...locationOptions, json, wallet: { type: "string", value: "ADDRESS", description: "the wallet (0x…) that signs in to it" } },
-  run: ({ values }) => {
+  run: ({ values }, host) => {
     const wallet = str(values.wallet);
     if (!wallet) throw new UsageError("--wallet ADDRESS is required");
     if (!/^0x[0-9a-fA-F]{40}$/.test(wallet)) throw new UsageError("--wallet must be a 0x-prefixed 20-byte hex address");
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       const { accountId, created } = accountForWallet(ctx, wallet);
       ctx.audit.record("cli", created ? "account.create" : "account.create_existing", accountId, { wallet: wallet.toLowerCase() });
       if (values.json) return void console.log(JSON.stringify({ ...details(ctx, accountId), created }, null, 2));

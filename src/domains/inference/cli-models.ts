@@ -3,11 +3,10 @@
  * (models[]). Prices are integers in micro-USD per million tokens (150000 = $0.15 per Mtok).
  * A running server picks changes up within a second (src/domains/inference/catalog.ts).
  */
-import type { ModelConfig } from "../src/config.ts";
-import { formatUsd } from "../src/core/money.ts";
-import { HOT_RELOAD_NOTICE, saveCatalog } from "../src/domains/inference/catalog.ts";
-import { type Command, CommandFailed, type Group, locationOptions, type Parsed, str, UsageError } from "./command.ts";
-import { configFrom } from "./open.ts";
+import type { ModelConfig } from "./config.ts";
+import { formatUsd } from "../../core/money.ts";
+import { HOT_RELOAD_NOTICE, saveCatalog } from "./catalog.ts";
+import { type Command, CommandFailed, type Group, locationOptions, type Parsed, str, UsageError } from "../../cli/command.ts";
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const MODALITIES = ["text", "image"] as const;
@@ -59,7 +58,7 @@ const add: Command = {
   },
   details: `ID is what clients send as "model". Example ($0.15 in, $0.60 out per million tokens):
   svc models add gpt-4o-mini --provider openai --upstream gpt-4o-mini --input-micro-usd-per-mtok 150000 --output-micro-usd-per-mtok 600000 --max-output 16384 --context-length 128000 --modality text --modality image`,
-  run({ values, positionals }) {
+  run({ values, positionals }, host) {
     const id = positionals[0]!;
     if (!ID.test(id)) throw new UsageError(`ID must be 1-128 letters, digits, or . _ : / - (starting with a letter or digit), got "${id}"`);
     const provider = str(values.provider);
@@ -75,7 +74,7 @@ const add: Command = {
     const modalities = strings(values.modality);
     for (const m of modalities) if (!(MODALITIES as readonly string[]).includes(m)) throw new UsageError(`--modality must be one of ${MODALITIES.join(", ")}, got "${m}"`);
 
-    const config = configFrom(values);
+    const config = host.configFrom(values);
     if (!config.providers.some((p) => p.name === provider)) {
       const known = config.providers.map((p) => p.name);
       throw new CommandFailed(`no provider ${provider} (configured: ${known.length ? known.join(", ") : "none"}); add it first with svc providers add`);
@@ -116,8 +115,8 @@ const list: Command = {
   name: "models list",
   summary: "The model catalogue, with prices in micro-USD per million tokens",
   options: { ...locationOptions, json: { type: "boolean", description: "print JSON (the svc.toml entries)" } },
-  run({ values }) {
-    const config = configFrom(values);
+  run({ values }, host) {
+    const config = host.configFrom(values);
     if (values.json) return void console.log(JSON.stringify(config.models, null, 2));
     if (!config.models.length) return void console.log("no models (svc models add ID --provider NAME --upstream NAME --input-micro-usd-per-mtok N --output-micro-usd-per-mtok N)");
     for (const m of config.models) console.log(describeModel(m));
@@ -130,9 +129,9 @@ const remove: Command = {
   args: "ID",
   positionals: { min: 1, max: 1 },
   options: locationOptions,
-  run({ values, positionals }) {
+  run({ values, positionals }, host) {
     const id = positionals[0]!;
-    const config = configFrom(values);
+    const config = host.configFrom(values);
     if (!config.models.some((m) => m.id === id)) {
       const known = config.models.map((m) => m.id);
       throw new CommandFailed(`no model ${id} (configured: ${known.length ? known.join(", ") : "none"})`);

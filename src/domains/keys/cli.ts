@@ -2,14 +2,13 @@
  * svc keys mint|list|revoke: operators minting and revoking API keys for an account.
  * svc keys rotate-signer: a new receipt signer key (the old address stays on record).
  */
-import { formatUsd, parseUsd } from "../src/core/money.ts";
-import { getAccount } from "../src/domains/accounts/service.ts";
-import { parseScopes } from "../src/domains/keys/scopes.ts";
-import { listKeys, mintKey, revokeKey } from "../src/domains/keys/service.ts";
-import { getKeyRow } from "../src/domains/keys/store.ts";
-import { rotateSigner } from "../src/domains/receipts/signers.ts";
-import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "./command.ts";
-import { withContext } from "./open.ts";
+import { formatUsd, parseUsd } from "../../core/money.ts";
+import { getAccount } from "../accounts/service.ts";
+import { parseScopes } from "./scopes.ts";
+import { listKeys, mintKey, revokeKey } from "./service.ts";
+import { getKeyRow } from "./store.ts";
+import { rotateSigner } from "../receipts/signers.ts";
+import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
 
@@ -24,7 +23,7 @@ const mint: Command = {
     scopes: { type: "string", value: "LIST", description: "comma-separated scopes (docs/scopes.md); default: every scope" },
     cap: { type: "string", value: "USD", description: "monthly spend cap in dollars, e.g. 25 or 0.50" },
   },
-  run: ({ values }) => {
+  run: ({ values }, host) => {
     const accountId = str(values.account);
     if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
     let cap: number | null = null;
@@ -44,7 +43,7 @@ const mint: Command = {
     } catch (err) {
       throw new UsageError(err instanceof Error ? err.message : String(err));
     }
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       getAccount(ctx, accountId);
       const minted = mintKey(ctx, { accountId, name: str(values.name) ?? null, scopes: parseScopes(scopes), monthlyCap: cap });
       ctx.audit.record("cli", "key.mint", minted.view.id, { account_id: accountId });
@@ -59,10 +58,10 @@ const list: Command = {
   name: "keys list",
   summary: "An account's keys, with this month's spend",
   options: { ...locationOptions, json, account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" }, all: { type: "boolean", description: "include revoked keys" } },
-  run: ({ values }) => {
+  run: ({ values }, host) => {
     const accountId = str(values.account);
     if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
-    return withContext(values, (ctx) => {
+    return host.withContext(values, (ctx) => {
       getAccount(ctx, accountId);
       const keys = listKeys(ctx, accountId, Boolean(values.all));
       if (values.json) return void console.log(JSON.stringify(keys, null, 2));
@@ -81,8 +80,8 @@ const revoke: Command = {
   args: "KEY_ID",
   positionals: { min: 1, max: 1 },
   options: locationOptions,
-  run: ({ values, positionals }) =>
-    withContext(values, (ctx) => {
+  run: ({ values, positionals }, host) =>
+    host.withContext(values, (ctx) => {
       const row = getKeyRow(ctx, positionals[0]!);
       if (!row) throw new CommandFailed(`no API key ${positionals[0]}`);
       const revoked = revokeKey(ctx, row.account_id, row.id, "revoked by the operator");
@@ -101,8 +100,8 @@ records it as the current signer. The old address keeps its validity window in
 GET /v1/receipts/pubkey, and receipts it signed before now still verify; its key is gone from
 disk, so svc never signs with it again. A running svc serve switches to the new key at its
 next signature (no restart). Back up the new signer.key (docs/backup.md).`,
-  run: ({ values }) =>
-    withContext(values, (ctx) => {
+  run: ({ values }, host) =>
+    host.withContext(values, (ctx) => {
       const rotation = rotateSigner(ctx);
       if (values.json) return void console.log(JSON.stringify(rotation, null, 2));
       console.log(`new receipt signer ${rotation.signer.address} (current from ${rotation.signer.valid_from})`);

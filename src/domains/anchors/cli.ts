@@ -3,12 +3,11 @@
  * svc anchors status: anchors by backend and status, and why open evm anchors are stuck.
  * Reference: docs/receipts.md (Runs, proofs and anchors).
  */
-import { ChainClient, ChainRpcError } from "../src/core/chain.ts";
-import { anchorChain } from "../src/domains/anchors/evm.ts";
-import { createAnchorWallet, loadAnchorWallet } from "../src/domains/anchors/wallet.ts";
-import { redactRpcUrl } from "./chains.ts";
-import { type Command, type Group, locationOptions } from "./command.ts";
-import { withContext } from "./open.ts";
+import { ChainClient, ChainRpcError } from "../../core/chain.ts";
+import { anchorChain } from "./evm.ts";
+import { createAnchorWallet, loadAnchorWallet } from "./wallet.ts";
+import { redactRpcUrl } from "../billing/cli-chains.ts";
+import { type Command, type Group, locationOptions } from "../../cli/command.ts";
 
 /** The balance is a courtesy: a silent node must not hang the command. */
 const BALANCE_TIMEOUT_MS = 5_000;
@@ -26,8 +25,8 @@ const evmKey: Command = {
   details: `The wallet pays for evm anchor transactions (anchors.evm.chain in svc.toml). It is its
 own key, not the receipt signer, sealed with the master key in <data dir>/anchor.key (0600).
 Running the command again prints the same address. Fund it with the chain's native coin.`,
-  run: ({ values }) =>
-    withContext(values, async (ctx) => {
+  run: ({ values }, host) =>
+    host.withContext(values, async (ctx) => {
       const { address, created } = createAnchorWallet(ctx.config, ctx.sealer);
       if (created) ctx.audit.record("cli", "anchors.evm_key", address, {});
       console.log(`${created ? "created" : "kept"} anchor wallet ${address}`);
@@ -47,8 +46,8 @@ const status: Command = {
   name: "anchors status",
   summary: "Anchors by backend and status; why open evm anchors have not gone through",
   options: locationOptions,
-  run: ({ values }) =>
-    withContext(values, (ctx) => {
+  run: ({ values }, host) =>
+    host.withContext(values, (ctx) => {
       const rows = ctx.db.query<{ backend: string; status: string; n: number }, []>("SELECT backend, status, count(*) AS n FROM anchors GROUP BY backend, status ORDER BY backend, status").all();
       if (!rows.length) console.log("no anchors yet");
       for (const r of rows) console.log(`${r.backend}  ${r.status}  ${r.n}`);

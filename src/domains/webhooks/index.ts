@@ -1,0 +1,15 @@
+/** Outbound webhooks: subscriptions and durable, signed, at-least-once delivery from the outbox (/v1/webhooks; `svc webhooks …`). */
+import { defineModule } from "../../module.ts";
+import { webhooksGroup } from "./cli.ts";
+import { webhooksConfig } from "./config.ts";
+import { registerWebhookJobs } from "./delivery.ts";
+import { webhookRoutes } from "./routes.ts";
+
+export const webhooksModule = defineModule({
+  name: "webhooks",
+  config: webhooksConfig,
+  routes: (ctx) => [webhookRoutes(ctx)],
+  // Outbox events fan out to webhooks and are delivered by attempt jobs; delivery rows are pruned after 30 days.
+  jobs: registerWebhookJobs,
+  cli: [webhooksGroup],
+});
