@@ -1,5 +1,11 @@
 -- 0001: the appliance's core tables. Forward-only: later changes go in new files.
 -- Times are integer milliseconds since the Unix epoch; money is integer micro-USD.
+-- owner core: jobs, outbox_events, audit_log, ledger_entries, holds
+-- owner status: health_samples
+-- owner accounts: accounts
+-- owner auth: sessions
+-- owner keys: api_keys
+-- owner admin: denylist
 
 -- Durable job queue (src/core/scheduler.ts). Every timer in the product is a row here.
 CREATE TABLE jobs (

@@ -1,4 +1,5 @@
 -- 0002: sign-in (SIWE nonces), wallets, and what sessions record about themselves.
+-- owner auth: wallets, siwe_nonces
 
 -- Wallets: an account may have several; a wallet belongs to at most one account.
 -- Addresses are stored lowercase (compared case-insensitively) and shown EIP-55 checksummed.

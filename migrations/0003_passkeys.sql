@@ -1,4 +1,5 @@
 -- 0003: passkeys (WebAuthn credentials) and the challenges svc issues for them.
+-- owner auth: webauthn_users, passkeys, webauthn_challenges
 
 -- The WebAuthn user handle of an account (user.id in the creation options). Random rather than
 -- the account id, so an authenticator never stores an identifier our API also uses; one per

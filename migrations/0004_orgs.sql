@@ -1,4 +1,5 @@
 -- 0004: organizations, their members, and invites (docs/orgs.md).
+-- owner orgs: orgs, org_members, org_invites
 
 -- Roles rank owner > admin > member; the rules live in src/domains/orgs/*.ts.
 CREATE TABLE orgs (

@@ -1,6 +1,8 @@
 -- 0005: API keys grow into spend-controlled credentials: scopes, delegation trees, monthly and
 -- lifetime caps, a circuit breaker, rotation with a grace window, and constraints (models,
 -- services, validity window) for mandates and ghosts. Plus the meter's records.
+-- owner core: key_spend, key_spend_window
+-- owner usage: usage_events
 
 ALTER TABLE api_keys ADD COLUMN kind TEXT NOT NULL DEFAULT 'standard' CHECK (kind IN ('standard', 'delegated', 'mandate', 'ghost'));
 ALTER TABLE api_keys ADD COLUMN parent_id TEXT REFERENCES api_keys (id);

@@ -2,6 +2,8 @@
 -- sessions (ephemeral API keys for short-lived agents). docs/mandates.md, docs/ghosts.md.
 -- The keys (api_keys, kind 'mandate' / 'ghost') carry the controls the meter enforces; these
 -- rows are the records of what was granted.
+-- owner mandates: mandates
+-- owner ghosts: ghost_sessions
 
 -- A mandate's terms are written once, with its key, and never changed. Spend is the key's
 -- (api_keys.total_spent_micro_usd); status is derived at read time from the clock, the key and

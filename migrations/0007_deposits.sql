@@ -1,6 +1,7 @@
 -- 0007: on-chain USDT deposits (POST /v1/billing/deposits) and x402 payments (X-PAYMENT /
 -- PAYMENT-SIGNATURE), one table for both: a transfer credits once, however it arrived.
 -- src/domains/billing/deposits.ts holds the rules.
+-- owner billing: deposits
 
 CREATE TABLE deposits (
   id                     TEXT PRIMARY KEY,

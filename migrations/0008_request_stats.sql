@@ -1,4 +1,5 @@
 -- 0008: request metrics for POST /v1/reports/sla, and a time index for usage summaries.
+-- owner reports: request_stats
 
 -- Answered HTTP requests, aggregated per UTC minute and route template. The gateway counts in
 -- memory (a few increments per request) and a recurring job merges the counts here every

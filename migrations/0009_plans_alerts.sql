@@ -1,5 +1,6 @@
 -- 0009: plan subscriptions and balance alerts (docs/plans.md).
 -- The plan catalogue itself lives in configuration (plans[]), not here: rows name a plan by id.
+-- owner billing: subscriptions, subscription_charges, billing_alerts
 
 -- One row per subscription term: from subscribing (or switching) to a plan until the term
 -- ends. A term renews period by period; status 'cancelled' still runs to the end of the paid

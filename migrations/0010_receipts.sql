@@ -1,4 +1,5 @@
 -- 0010: signed receipts, one per settled billable action (metadata only, never content).
+-- owner receipts: receipts
 CREATE TABLE receipts (
   seq            INTEGER PRIMARY KEY AUTOINCREMENT,
   id             TEXT NOT NULL UNIQUE,

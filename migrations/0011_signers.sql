@@ -3,6 +3,7 @@
 -- receipts signed by a retired key stay verifiable after `svc keys rotate-signer`.
 -- Rows are written by src/domains/receipts/signers.ts: on open (the key file's address becomes
 -- current if it is not already) and by rotation. Times are integer milliseconds.
+-- owner receipts: signers
 CREATE TABLE signers (
   address     TEXT PRIMARY KEY,   -- EIP-55 checksummed
   valid_from  INTEGER NOT NULL,

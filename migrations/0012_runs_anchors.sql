@@ -1,4 +1,6 @@
 -- 0012: runs, Merkle roots over receipts, their anchors, and svc's own signed log of roots.
+-- owner anchors: merkle_roots, merkle_leaves, receipt_batches, anchors, anchor_log
+-- owner runs: run_roots
 
 -- GET /v1/runs groups an account's receipts by run id.
 CREATE INDEX receipts_account_run ON receipts (account_id, run_id, seq) WHERE run_id IS NOT NULL;

@@ -1,6 +1,7 @@
 -- 0013: outbound webhooks (spec §3 Webhook rows, §4.4, §6; docs/webhooks.md).
 -- Events come from outbox_events (0001); a fan-out cursor turns each committed event into one
 -- delivery row per subscribed webhook, and every attempt is a scheduler job.
+-- owner webhooks: webhooks, webhook_deliveries, webhook_fanout
 
 CREATE TABLE webhooks (
   id                   TEXT PRIMARY KEY,

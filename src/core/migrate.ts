@@ -1,7 +1,14 @@
 /**
  * Forward-only migrations, applied in order on every start and recorded in schema_migrations
  * with a checksum. A database that was migrated by a newer build, or whose recorded migration
- * text has since changed, is refused: both mean this binary does not understand the schema.
+ * statements have since changed, is refused: both mean this binary does not understand the
+ * schema.
+ *
+ * The checksum covers the statements, not the comment lines (whole lines starting with --), so
+ * a file's header can be kept current (its table owners, docs/architecture.md) without
+ * refusing every database it was applied to. Builds before that checksummed the whole text; a
+ * migration lists those checksums in `earlier`, each with the statements checksum it then had,
+ * so an old record is accepted only while the statements are still the same.
  */
 import type { Db } from "./db.ts";
 import { sha256Hex } from "./secrets.ts";
@@ -10,7 +17,20 @@ export interface MigrationFile {
   version: number;
   name: string;
   sql: string;
+  /** Checksums older builds recorded for this file (whole text), with its statementsChecksum then. */
+  earlier?: { checksum: string; statements: string }[];
 }
+
+/** sha256 of the statements: whole-line comments, blank lines and trailing spaces left out. */
+export function statementsChecksum(sql: string): string {
+  const lines = sql.split("\n").map((l) => l.trimEnd());
+  return sha256Hex(lines.filter((l) => l !== "" && !l.trimStart().startsWith("--")).join("\n"));
+}
+
+const recordMatches = (file: MigrationFile, recorded: string): boolean => {
+  const statements = statementsChecksum(file.sql);
+  return recorded === statements || (file.earlier ?? []).some((e) => e.checksum === recorded && e.statements === statements);
+};
 
 export interface MigrationResult {
   applied: string[];
@@ -36,7 +56,7 @@ export function applyMigrations(db: Db, files: MigrationFile[], now: number = Da
   for (const row of recorded) {
     const file = known.get(row.version);
     if (!file) throw new MigrationError(`database is at migration ${row.version} (${row.name}), newer than this build knows; upgrade svc`);
-    if (sha256Hex(file.sql) !== row.checksum) throw new MigrationError(`migration ${row.name} changed after it was applied; migrations are forward-only, add a new one instead`);
+    if (!recordMatches(file, row.checksum)) throw new MigrationError(`migration ${row.name}'s statements changed after it was applied; migrations are forward-only, add a new one instead`);
   }
 
   const done = new Set(recorded.map((r) => r.version));
@@ -46,7 +66,7 @@ export function applyMigrations(db: Db, files: MigrationFile[], now: number = Da
     if (done.has(file.version)) continue;
     db.transaction(() => {
       db.run(file.sql);
-      insert.run(file.version, file.name, sha256Hex(file.sql), now);
+      insert.run(file.version, file.name, statementsChecksum(file.sql), now);
     })();
     applied.push(file.name);
   }

@@ -77,6 +77,18 @@ describe("migrations", () => {
     expect(() => applyMigrations(db, [{ version: 2, name: "0002_b", sql: "x" }])).toThrow(/without gaps/);
   });
 
+  test("comment lines are outside the checksum; records of builds before the owner headers still match", () => {
+    const db = freshDb();
+    applyMigrations(db, migrations);
+    // What a build before the headers recorded: the sha256 of each file's whole text then.
+    for (const m of migrations) db.query("UPDATE schema_migrations SET checksum = ? WHERE version = ?").run(m.earlier![0]!.checksum, m.version);
+    expect(applyMigrations(db, migrations).applied).toEqual([]);
+    const commented = migrations.map((m) => (m.version === 1 ? { ...m, sql: `-- a new comment line\n${m.sql}\n-- and another\n` } : m));
+    expect(applyMigrations(db, commented).applied).toEqual([]);
+    const edited = migrations.map((m) => (m.version === 1 ? { ...m, sql: m.sql.replace("CREATE TABLE jobs (", "CREATE TABLE jobs (\n  extra INTEGER,") } : m));
+    expect(() => applyMigrations(db, edited)).toThrow(/statements changed after it was applied/);
+  });
+
   test("the ledger is append-only at the database level", () => {
     const db = freshDb();
     applyMigrations(db, migrations);
