@@ -1,8 +1,8 @@
 /** svc serve: HTTP, scheduler and (later) replication in one process, until SIGTERM/SIGINT. */
 import { createLogger } from "../src/core/log.ts";
-import { restoreIfMissing } from "../src/domains/backup/service.ts";
-import { removePid, writePid } from "../src/domains/backup/process.ts";
-import { stopOrphanedLitestream } from "../src/domains/backup/replicator.ts";
+import { restoreIfMissing } from "../src/domains/backup/index.ts";
+import { removePid, writePid } from "../src/domains/backup/index.ts";
+import { stopOrphanedLitestream } from "../src/domains/backup/index.ts";
 import { paths } from "../src/config.ts";
 import { type RunningServer, startServer } from "../src/server.ts";
 import { type Command, locationOptions, str } from "../src/cli/command.ts";

@@ -9,9 +9,9 @@ import { type Config, configPathFor, DEFAULT_LISTEN, publicUrlFor, readConfigFil
 import { loadConfig } from "../src/open.ts";
 import { newSecret } from "../src/core/secrets.ts";
 import { createLogger } from "../src/core/log.ts";
-import { defaultReplicaUrl, parseReplica, ReplicaUrlError } from "../src/domains/backup/replica-url.ts";
-import { runningServer } from "../src/domains/backup/service.ts";
-import { parseEvmAddress } from "../src/domains/billing/transfer-check.ts";
+import { defaultReplicaUrl, parseReplica, ReplicaUrlError } from "../src/domains/backup/index.ts";
+import { runningServer } from "../src/domains/backup/index.ts";
+import { parseEvmAddress } from "../src/domains/billing/index.ts";
 import { type SetupInput, type SetupReport, setupWithRestore } from "../src/setup.ts";
 import { type Command, CommandFailed, locationOptions, str, UsageError } from "../src/cli/command.ts";
 

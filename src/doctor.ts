@@ -10,9 +10,9 @@ import { closeDb, integrityCheck, openDb } from "./core/db.ts";
 import { currentVersion } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";
 import { Signer } from "./core/signer.ts";
-import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/litestream.ts";
-import { livePid } from "./domains/backup/process.ts";
-import { parseReplica, redactReplicaUrl } from "./domains/backup/replica-url.ts";
+import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
+import { livePid } from "./domains/backup/index.ts";
+import { parseReplica, redactReplicaUrl } from "./domains/backup/index.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 

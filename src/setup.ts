@@ -18,9 +18,9 @@ import { applyMigrations } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";
 import { sha256Hex } from "./core/secrets.ts";
 import { Signer } from "./core/signer.ts";
-import { defaultReplicaUrl, parseReplica, redactReplicaUrl, ReplicaUrlError } from "./domains/backup/replica-url.ts";
-import { ensureReplicaDir, restoreIfMissing } from "./domains/backup/service.ts";
-import { parseEvmAddress } from "./domains/billing/transfer-check.ts";
+import { defaultReplicaUrl, parseReplica, redactReplicaUrl, ReplicaUrlError } from "./domains/backup/index.ts";
+import { ensureReplicaDir, restoreIfMissing } from "./domains/backup/index.ts";
+import { parseEvmAddress } from "./domains/billing/index.ts";
 
 export interface SetupInput {
   configPath: string;

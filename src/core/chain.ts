@@ -260,3 +260,14 @@ export function erc20Transfers(receipt: TxReceipt): Erc20Transfer[] {
   }
   return out;
 }
+
+/** scheme://host[:port] and "/…" when there was more: never a path or query that may hold a key. */
+export function redactRpcUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const more = (u.pathname !== "/" && u.pathname !== "") || u.search !== "";
+    return `${u.protocol}//${u.host}${more ? "/…" : ""}`;
+  } catch {
+    return "(unparseable URL)";
+  }
+}

@@ -206,6 +206,39 @@ export class Ledger {
     return this.db.query<Hold, [string]>("SELECT * FROM holds WHERE id = ?").get(holdId);
   }
 
+  /** An account's entries with seq below `beforeSeq`, newest first (the ledger's pages). */
+  entriesBefore(accountId: string, beforeSeq: number, limit: number): LedgerEntry[] {
+    return this.db
+      .query<LedgerEntry, [string, number, number]>("SELECT * FROM ledger_entries WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?")
+      .all(accountId, beforeSeq, limit);
+  }
+
+  /** The sum of entries of one kind since `since` (ms), over every account. */
+  sumOf(kind: EntryKind, since = 0): MicroUsd {
+    return this.db.query<{ s: number | null }, [string, number]>("SELECT sum(amount_micro_usd) AS s FROM ledger_entries WHERE kind = ? AND created_at >= ?").get(kind, since)!.s ?? 0;
+  }
+
+  /** Operator adjustments since `since`, split into credit added and credit taken (both positive). */
+  adjustmentsSince(since = 0): { granted: MicroUsd; taken: MicroUsd } {
+    const r = this.db
+      .query<{ granted: number | null; taken: number | null }, [number]>(
+        "SELECT sum(CASE WHEN amount_micro_usd > 0 THEN amount_micro_usd END) AS granted, -sum(CASE WHEN amount_micro_usd < 0 THEN amount_micro_usd END) AS taken FROM ledger_entries WHERE kind = 'adjustment' AND created_at >= ?",
+      )
+      .get(since)!;
+    return { granted: r.granted ?? 0, taken: r.taken ?? 0 };
+  }
+
+  /** Accounts that have ever had credit paid in (a credit entry: a deposit or a payment). */
+  payingAccounts(): number {
+    return this.db.query<{ n: number }, []>("SELECT count(DISTINCT account_id) AS n FROM ledger_entries WHERE kind = 'credit'").get()!.n;
+  }
+
+  /** Balance and held summed over every account. */
+  totals(): { balance_micro_usd: MicroUsd; held_micro_usd: MicroUsd } {
+    const r = this.db.query<{ b: number | null; h: number | null }, []>("SELECT sum(balance_micro_usd) AS b, sum(held_micro_usd) AS h FROM accounts").get()!;
+    return { balance_micro_usd: r.b ?? 0, held_micro_usd: r.h ?? 0 };
+  }
+
   /** Open holds whose work should have finished by now: the sweeper releases them. */
   expiredHolds(now: number, limit = 500): Hold[] {
     return this.db.query<Hold, [number, number]>("SELECT * FROM holds WHERE status = 'open' AND expires_at <= ? ORDER BY expires_at LIMIT ?").all(now, limit);

@@ -307,6 +307,40 @@ export class Meter {
     });
   }
 
+  /** A key's spend and open holds in one UTC month (YYYY-MM; default: the current one). */
+  monthSpend(keyId: string, month = monthOf(this.clock.now())): { spent: MicroUsd; held: MicroUsd } {
+    const row = this.db
+      .query<{ spent: number; held: number }, [string, string]>("SELECT spent_micro_usd AS spent, held_micro_usd AS held FROM key_spend WHERE key_id = ? AND month = ?")
+      .get(keyId, month);
+    return { spent: row?.spent ?? 0, held: row?.held ?? 0 };
+  }
+
+  /** What a key has reserved and not yet settled, across months. */
+  heldByKey(keyId: string): MicroUsd {
+    return this.db.query<{ held: number | null }, [string]>("SELECT sum(held_micro_usd) AS held FROM key_spend WHERE key_id = ?").get(keyId)?.held ?? 0;
+  }
+
+  /**
+   * A rotated key's metering moves to its replacement: its spend per month, its breaker window,
+   * and the open holds of work in flight (which then settles against the replacement). Call
+   * inside the rotation's transaction.
+   */
+  transferKey(fromKeyId: string, toKeyId: string): void {
+    this.db.query("UPDATE key_spend SET key_id = ? WHERE key_id = ?").run(toKeyId, fromKeyId);
+    this.db.query("UPDATE key_spend_window SET key_id = ? WHERE key_id = ?").run(toKeyId, fromKeyId);
+    this.db
+      .query(
+        `UPDATE holds SET key_chain = replace(key_chain, '"' || ?1 || '"', '"' || ?2 || '"'), key_id = CASE WHEN key_id = ?1 THEN ?2 ELSE key_id END
+         WHERE status = 'open' AND key_chain LIKE '%' || ?1 || '%'`,
+      )
+      .run(fromKeyId, toKeyId);
+  }
+
+  /** Empties a key's breaker window (an unfrozen key starts counting afresh). */
+  resetBreaker(keyId: string): void {
+    this.db.query("DELETE FROM key_spend_window WHERE key_id = ?").run(keyId);
+  }
+
   /** Forgets breaker buckets older than the window (a recurring job). */
   pruneWindow(): number {
     return this.db.query("DELETE FROM key_spend_window WHERE bucket < ?").run(Math.floor(this.clock.now() / BUCKET_MS) - WINDOW_BUCKETS).changes;

@@ -19,6 +19,9 @@ export interface OutboxEvent {
   created_at: number;
 }
 
+/** An event with its payload still JSON text. */
+export type OutboxEventText = Omit<OutboxEvent, "payload"> & { payload: string };
+
 interface Row {
   seq: number;
   id: string;
@@ -58,6 +61,29 @@ export class Outbox {
       .query<Row, [number, number]>("SELECT * FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?")
       .all(afterSeq, limit)
       .map(fromRow);
+  }
+
+  /**
+   * Events after `afterSeq` in commit order, payload left as its JSON text: for readers that look
+   * at every event's type and parse few payloads (the webhook fan-out).
+   */
+  scan(afterSeq: number, limit: number): OutboxEventText[] {
+    return this.db.query<OutboxEventText, [number, number]>("SELECT seq, id, type, account_id, payload, created_at FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?").all(afterSeq, limit);
+  }
+
+  /** One account's events after `afterSeq` and created at or after `sinceMs`, in commit order, payload as JSON text. */
+  scanAccount(accountId: string, afterSeq: number, sinceMs: number, limit: number): OutboxEventText[] {
+    return this.db
+      .query<OutboxEventText, [string, number, number, number]>(
+        "SELECT seq, id, type, account_id, payload, created_at FROM outbox_events WHERE account_id = ? AND seq > ? AND created_at >= ? ORDER BY seq LIMIT ?",
+      )
+      .all(accountId, afterSeq, sinceMs, limit);
+  }
+
+  /** One event by its id. */
+  get(id: string): OutboxEvent | null {
+    const row = this.db.query<Row, [string]>("SELECT * FROM outbox_events WHERE id = ?").get(id);
+    return row ? fromRow(row) : null;
   }
 
   countsByType(sinceMs = 0): Record<string, number> {

@@ -8,26 +8,26 @@
  * last); billing's balance listener and receipts' minting hook are wired before anything settles.
  */
 import type { AreaModule } from "../module.ts";
-import { accountsModule } from "./accounts/index.ts";
-import { adminModule } from "./admin/index.ts";
-import { anchorsModule } from "./anchors/index.ts";
-import { authModule } from "./auth/index.ts";
-import { backupModule } from "./backup/index.ts";
-import { billingModule } from "./billing/index.ts";
-import { creditModule } from "./credit/index.ts";
-import { explorerModule } from "./explorer/index.ts";
-import { ghostsModule } from "./ghosts/index.ts";
-import { inferenceModule } from "./inference/index.ts";
-import { keysModule } from "./keys/index.ts";
-import { mandatesModule } from "./mandates/index.ts";
-import { metricsModule } from "./metrics/index.ts";
-import { orgsModule } from "./orgs/index.ts";
-import { receiptsModule } from "./receipts/index.ts";
-import { reportsModule } from "./reports/index.ts";
-import { runsModule } from "./runs/index.ts";
-import { statusModule } from "./status/index.ts";
-import { usageModule } from "./usage/index.ts";
-import { webhooksModule } from "./webhooks/index.ts";
+import { accountsModule } from "./accounts/module.ts";
+import { adminModule } from "./admin/module.ts";
+import { anchorsModule } from "./anchors/module.ts";
+import { authModule } from "./auth/module.ts";
+import { backupModule } from "./backup/module.ts";
+import { billingModule } from "./billing/module.ts";
+import { creditModule } from "./credit/module.ts";
+import { explorerModule } from "./explorer/module.ts";
+import { ghostsModule } from "./ghosts/module.ts";
+import { inferenceModule } from "./inference/module.ts";
+import { keysModule } from "./keys/module.ts";
+import { mandatesModule } from "./mandates/module.ts";
+import { metricsModule } from "./metrics/module.ts";
+import { orgsModule } from "./orgs/module.ts";
+import { receiptsModule } from "./receipts/module.ts";
+import { reportsModule } from "./reports/module.ts";
+import { runsModule } from "./runs/module.ts";
+import { statusModule } from "./status/module.ts";
+import { usageModule } from "./usage/module.ts";
+import { webhooksModule } from "./webhooks/module.ts";
 
 export const modules: readonly AreaModule[] = [
   backupModule,

@@ -1,11 +1,11 @@
 /** svc accounts list|show|create: operators looking at and creating accounts. */
 import { formatUsd } from "../../core/money.ts";
 import { getAccount, listAccounts } from "./service.ts";
-import { listSessions } from "../auth/sessions.ts";
-import { accountForWallet } from "../auth/signin.ts";
-import { findAccountByWallet, listWallets, normalizeAddress } from "../auth/wallets.ts";
-import { listPasskeys } from "../auth/passkeys.ts";
-import { listOrgs } from "../orgs/service.ts";
+import { listSessions } from "../auth/index.ts";
+import { accountForWallet } from "../auth/index.ts";
+import { findAccountByWallet, listWallets, normalizeAddress } from "../auth/index.ts";
+import { listPasskeys } from "../auth/index.ts";
+import { listOrgs } from "../orgs/index.ts";
 import type { Context } from "../../context.ts";
 import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 

@@ -1,7 +1,6 @@
-/** Accounts: the account records (svc accounts …); sign-in lives in auth, credit in billing. */
-import { defineModule } from "../../module.ts";
-import { accountsGroup } from "./cli.ts";
-
-export const accountsModule = defineModule({ name: "accounts", cli: [accountsGroup] });
-
-export { type AccountView, createAccount, getAccount, isSuspended, listAccounts, setSuspended, type SuspendInput } from "./service.ts";
+/**
+ * Accounts: the account records (svc accounts …); sign-in lives in auth, credit in billing.
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
+export { accountCounts, type AccountView, createAccount, getAccount, isSuspended, listAccounts, setSuspended, type SuspendInput } from "./service.ts";

@@ -84,3 +84,9 @@ export function setSuspended(ctx: Context, input: SuspendInput): AccountView {
 export function listAccounts(ctx: Context, limit = 100): AccountView[] {
   return ctx.db.query<AccountRow, [number]>("SELECT * FROM accounts ORDER BY created_at DESC, id LIMIT ?").all(limit).map(view);
 }
+
+/** How many accounts there are, and how many of them are suspended. */
+export function accountCounts(ctx: Context): { total: number; suspended: number } {
+  const r = ctx.db.query<{ total: number; suspended: number | null }, []>("SELECT count(*) AS total, sum(suspended_at IS NOT NULL) AS suspended FROM accounts").get()!;
+  return { total: r.total, suspended: r.suspended ?? 0 };
+}

@@ -5,9 +5,10 @@
 import { readFileSync } from "node:fs";
 import { sha256Hex } from "../../core/secrets.ts";
 import { formatUsd } from "../../core/money.ts";
-import { setSuspended } from "../accounts/service.ts";
+import { setSuspended } from "../accounts/index.ts";
 import { addDenied, listDenied, removeDenied } from "./denylist.ts";
 import { adminMetrics } from "./metrics.ts";
+import { adjustCredit } from "../billing/index.ts";
 import { type Command, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -130,11 +131,7 @@ function creditCommand(direction: "grant" | "debit"): Command {
       if (!reason) throw new UsageError("--reason is required: an adjustment without a reason cannot be audited");
       const amount = Number(amountText);
       return host.withContext(values, (ctx) => {
-        const entry = ctx.tx.run(() => {
-          const e = ctx.ledger.adjust(accountId, direction === "grant" ? amount : -amount, { type: "operator", memo: reason });
-          ctx.audit.record("cli", `credit.${direction}`, accountId, { amount_micro_usd: amount, reason, entry_id: e.id });
-          return e;
-        });
+        const entry = adjustCredit(ctx, "cli", { accountId, direction, amount, reason });
         if (values.json) return void console.log(JSON.stringify(entry, null, 2));
         console.log(`${direction === "grant" ? "granted" : "debited"} ${formatUsd(amount)} ${direction === "grant" ? "to" : "from"} ${accountId}: balance now ${formatUsd(entry.balance_after_micro_usd)} (entry ${entry.id})`);
       });

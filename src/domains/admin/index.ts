@@ -1,14 +1,6 @@
-/** The operator's admin group (/v1/admin/*, mounted only with an admin token) and `svc admin …`. */
-import { defineModule } from "../../module.ts";
-import { adminGroup } from "./cli.ts";
-import { adminConfig } from "./config.ts";
-import { adminRoutes } from "./routes.ts";
-
-export const adminModule = defineModule({
-  name: "admin",
-  config: adminConfig,
-  routes: (ctx) => (ctx.config.admin.token_sha256 ? [adminRoutes(ctx)] : []),
-  cli: [adminGroup],
-});
-
+/**
+ * The operator's admin group (/v1/admin/*, mounted only with an admin token) and `svc admin …`.
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
 export { isDenied } from "./denylist.ts";

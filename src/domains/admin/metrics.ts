@@ -4,7 +4,9 @@
  * grants are adjustments and do not count). Spend is the sum of debit entries per window.
  */
 import { isoTime } from "../../core/clock.ts";
+import type { EntryKind } from "../../core/ledger.ts";
 import type { Context } from "../../context.ts";
+import { accountCounts } from "../accounts/index.ts";
 
 const WINDOWS = { "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
 type Window = keyof typeof WINDOWS | "all_time";
@@ -22,30 +24,20 @@ export interface AdminMetrics {
 
 export function adminMetrics(ctx: Context): AdminMetrics {
   const now = ctx.clock.now();
-  const accounts = ctx.db
-    .query<{ total: number; suspended: number | null }, []>("SELECT count(*) AS total, sum(suspended_at IS NOT NULL) AS suspended FROM accounts")
-    .get()!;
-  const paying = ctx.db.query<{ n: number }, []>("SELECT count(DISTINCT account_id) AS n FROM ledger_entries WHERE kind = 'credit'").get()!.n;
-  const sum = (kind: string, since: number) =>
-    ctx.db.query<{ s: number | null }, [string, number]>("SELECT sum(amount_micro_usd) AS s FROM ledger_entries WHERE kind = ? AND created_at >= ?").get(kind, since)!.s ?? 0;
-  const byWindow = (kind: string): Record<Window, number> => ({
+  const accounts = accountCounts(ctx);
+  const paying = ctx.ledger.payingAccounts();
+  const sum = (kind: EntryKind, since: number) => ctx.ledger.sumOf(kind, since);
+  const byWindow = (kind: EntryKind): Record<Window, number> => ({
     "24h": sum(kind, now - WINDOWS["24h"]),
     "7d": sum(kind, now - WINDOWS["7d"]),
     "30d": sum(kind, now - WINDOWS["30d"]),
     all_time: sum(kind, 0),
   });
-  const adjusted = (since: number) => {
-    const r = ctx.db
-      .query<{ granted: number | null; taken: number | null }, [number]>(
-        "SELECT sum(CASE WHEN amount_micro_usd > 0 THEN amount_micro_usd END) AS granted, -sum(CASE WHEN amount_micro_usd < 0 THEN amount_micro_usd END) AS taken FROM ledger_entries WHERE kind = 'adjustment' AND created_at >= ?",
-      )
-      .get(since)!;
-    return { granted: r.granted ?? 0, taken: r.taken ?? 0 };
-  };
+  const adjusted = (since: number) => ctx.ledger.adjustmentsSince(since);
   return {
     generated_at: isoTime(now),
     billing_enforced: ctx.config.billing.enforced,
-    accounts: { total: accounts.total, suspended: accounts.suspended ?? 0, paying },
+    accounts: { total: accounts.total, suspended: accounts.suspended, paying },
     spend_micro_usd: byWindow("debit"),
     credited_micro_usd: byWindow("credit"),
     adjustments_micro_usd: { "24h": adjusted(now - WINDOWS["24h"]), "7d": adjusted(now - WINDOWS["7d"]), "30d": adjusted(now - WINDOWS["30d"]), all_time: adjusted(0) },

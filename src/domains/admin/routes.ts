@@ -6,7 +6,7 @@ import { Elysia, t } from "elysia";
 import { Nullable, Sha256Hex } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { setSuspended } from "../accounts/service.ts";
+import { setSuspended } from "../accounts/index.ts";
 import { addDenied, listDenied, removeDenied } from "./denylist.ts";
 import { adminMetrics } from "./metrics.ts";
 

@@ -3,10 +3,10 @@
  * svc anchors status: anchors by backend and status, and why open evm anchors are stuck.
  * Reference: docs/receipts.md (Runs, proofs and anchors).
  */
-import { ChainClient, ChainRpcError } from "../../core/chain.ts";
+import { ChainClient, ChainRpcError, redactRpcUrl } from "../../core/chain.ts";
 import { anchorChain } from "./evm.ts";
 import { createAnchorWallet, loadAnchorWallet } from "./wallet.ts";
-import { redactRpcUrl } from "../billing/cli-chains.ts";
+import { anchorTally, stuckEvmAnchors } from "./stats.ts";
 import { type Command, type Group, locationOptions } from "../../cli/command.ts";
 
 /** The balance is a courtesy: a silent node must not hang the command. */
@@ -48,19 +48,14 @@ const status: Command = {
   options: locationOptions,
   run: ({ values }, host) =>
     host.withContext(values, (ctx) => {
-      const rows = ctx.db.query<{ backend: string; status: string; n: number }, []>("SELECT backend, status, count(*) AS n FROM anchors GROUP BY backend, status ORDER BY backend, status").all();
+      const rows = anchorTally(ctx);
       if (!rows.length) console.log("no anchors yet");
       for (const r of rows) console.log(`${r.backend}  ${r.status}  ${r.n}`);
       const chain = anchorChain(ctx);
       console.log(chain ? `evm anchoring on ${chain.name} (chain id ${chain.chain_id})` : "evm anchoring is off (anchors.evm.chain)");
       const wallet = loadAnchorWallet(ctx.config, ctx.sealer);
       if (chain) console.log(wallet ? `anchor wallet ${wallet.address}` : "no anchor wallet: run `svc anchors evm-key`");
-      const stuck = ctx.db
-        .query<{ status: string; last_error: string; n: number }, []>(
-          "SELECT status, last_error, count(*) AS n FROM anchors WHERE backend = 'evm' AND status != 'anchored' AND last_error IS NOT NULL GROUP BY status, last_error ORDER BY n DESC LIMIT 5",
-        )
-        .all();
-      for (const s of stuck) console.log(`${s.n} ${s.status}: ${s.last_error}`);
+      for (const s of stuckEvmAnchors(ctx)) console.log(`${s.n} ${s.status}: ${s.last_error}`);
     }),
 };
 

@@ -1,17 +1,8 @@
-/** Merkle roots over receipts and where they are anchored (/v1/anchors/*; `svc anchors …`). */
-import { defineModule } from "../../module.ts";
-import { anchorsGroup } from "./cli.ts";
-import { anchorsConfig } from "./config.ts";
-import { anchorRoutes } from "./routes.ts";
-import { registerAnchorJobs } from "./service.ts";
-
-export const anchorsModule = defineModule({
-  name: "anchors",
-  config: anchorsConfig,
-  routes: (ctx) => [anchorRoutes(ctx)],
-  jobs: registerAnchorJobs,
-  cli: [anchorsGroup],
-});
-
+/**
+ * Merkle roots over receipts and where they are anchored (/v1/anchors/*; `svc anchors …`).
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
 export { hex, recordRoot } from "./roots.ts";
-export { type AnchorBlock, anchorBlock, anchorRoot } from "./service.ts";
+export { anchorBlock, type AnchorBlock, anchorRoot } from "./service.ts";
+export { type AnchorCounts, anchorCounts, isRootAnchored, type RecentAnchor, recentAnchors } from "./stats.ts";

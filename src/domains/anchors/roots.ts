@@ -5,6 +5,7 @@
  */
 import { MerkleTree } from "../../core/merkle.ts";
 import type { Context } from "../../context.ts";
+import { sharedAmong } from "../receipts/index.ts";
 
 export interface ReceiptLeaf {
   receiptId: string;
@@ -55,12 +56,9 @@ export interface PublicLeaf {
  * is an owner's to publish, so it appears only for receipts the owner shares.
  */
 export function publicLeaves(ctx: Context, root: string): PublicLeaf[] {
-  return ctx.db
-    .query<{ position: number; leaf_hash: string; receipt_id: string | null }, [string]>(
-      `SELECT l.position, l.leaf_hash, CASE WHEN r.shared_at IS NOT NULL THEN l.receipt_id END AS receipt_id
-       FROM merkle_leaves l LEFT JOIN receipts r ON r.id = l.receipt_id
-       WHERE l.root = ? ORDER BY l.position`,
-    )
-    .all(root)
-    .map((l) => ({ index: l.position, leaf_hash: l.leaf_hash, receipt_id: l.receipt_id }));
+  const leaves = ctx.db
+    .query<{ position: number; leaf_hash: string; receipt_id: string }, [string]>("SELECT position, leaf_hash, receipt_id FROM merkle_leaves WHERE root = ? ORDER BY position")
+    .all(root);
+  const shared = sharedAmong(ctx, leaves.map((l) => l.receipt_id));
+  return leaves.map((l) => ({ index: l.position, leaf_hash: l.leaf_hash, receipt_id: shared.has(l.receipt_id) ? l.receipt_id : null }));
 }

@@ -10,6 +10,7 @@ import { notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { MERKLE_ALG } from "../../core/merkle.ts";
 import type { Context } from "../../context.ts";
+import { receiptsAfter } from "../receipts/index.ts";
 import { advanceEvmAnchors, EVM_SEND_JOB, EVM_TICK_JOB, EVM_TICK_MS, evmVerify, requestEvmAnchor, requiredConfirmations } from "./evm.ts";
 import { appendLogEntry, LOG_VERIFY, logEntry, logEntryView, type LogEntryView } from "./log.ts";
 import { findRoot, memoFor, publicLeaves, type PublicLeaf, recordRoot } from "./roots.ts";
@@ -148,9 +149,7 @@ const BATCH_MAX_LEAVES = 50_000;
 export function batchNewReceipts(ctx: Context): { root: string; tree_size: number } | null {
   return ctx.tx.run(() => {
     const after = ctx.db.query<{ last: number | null }, []>("SELECT max(last_receipt_seq) AS last FROM receipt_batches").get()?.last ?? 0;
-    const rows = ctx.db
-      .query<{ seq: number; id: string; receipt: string }, [number, number]>("SELECT seq, id, receipt FROM receipts WHERE seq > ? ORDER BY seq LIMIT ?")
-      .all(after, BATCH_MAX_LEAVES);
+    const rows = receiptsAfter(ctx, after, BATCH_MAX_LEAVES);
     if (!rows.length) return null;
     const { root, tree } = recordRoot(ctx, rows.map((r) => ({ receiptId: r.id, receipt: r.receipt })));
     ctx.db

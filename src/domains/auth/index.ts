@@ -1,26 +1,9 @@
-/** Sign-in (SIWE, passkeys), sessions and linked wallets (/v1/auth/*). */
-import { defineModule } from "../../module.ts";
-import { authConfig, passkeysEnabled } from "./config.ts";
-import { passkeyRoutes } from "./passkey-routes.ts";
-import { registerPasskeyJobs } from "./passkeys.ts";
-import { authRoutes } from "./routes.ts";
-import { pruneNonces } from "./siwe.ts";
-
-const HOUR_MS = 3_600_000;
-
-export const authModule = defineModule({
-  name: "auth",
-  config: authConfig,
-  routes: (ctx) => [...(passkeysEnabled(ctx.config) ? [passkeyRoutes(ctx)] : []), authRoutes(ctx)],
-  jobs(ctx) {
-    registerPasskeyJobs(ctx);
-    ctx.scheduler.every("auth.prune_nonces", HOUR_MS, () => {
-      pruneNonces(ctx);
-    });
-  },
-});
-
+/**
+ * Sign-in (SIWE, passkeys), sessions and linked wallets (/v1/auth/*).
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
 export { listPasskeys } from "./passkeys.ts";
-export { type SessionPrincipal, listSessions, resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./sessions.ts";
+export { listSessions, resolveSession, sessionInForce, SESSION_COOKIE, SESSION_PREFIX, type SessionPrincipal } from "./sessions.ts";
 export { accountForWallet } from "./signin.ts";
-export { findAccountByWallet, listWallets, normalizeAddress, primaryWallet, type WalletView } from "./wallets.ts";
+export { findAccountByWallet, listWallets, normalizeAddress, primaryWallet, walletAddressesOf, type WalletView } from "./wallets.ts";

@@ -31,7 +31,7 @@ import { isoTime } from "../../core/clock.ts";
 import { ApiError, conflict, invalidField, notFound } from "../../core/errors.ts";
 import { isId, newId } from "../../core/ids.ts";
 import type { Context } from "../../context.ts";
-import { isSuspended } from "../accounts/service.ts";
+import { isSuspended } from "../accounts/index.ts";
 import { type IssuedSession, issueSession } from "./sessions.ts";
 import { primaryWallet } from "./wallets.ts";
 

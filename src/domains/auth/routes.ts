@@ -9,7 +9,7 @@ import { bareArray } from "../../core/envelopes.ts";
 import { clientAddress } from "../../core/ratelimit.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { getAccount } from "../accounts/service.ts";
+import { getAccount } from "../accounts/index.ts";
 import { clearedSessionCookie, getSession, listSessions, revokeAllSessions, revokeSession, SESSION_COOKIE, sessionCookie, sessionResponse } from "./sessions.ts";
 import { linkStatement, linkWallet, signInWithEthereum } from "./signin.ts";
 import { issueNonce } from "./siwe.ts";

@@ -11,7 +11,7 @@ import { notFound, unauthorized } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { newSecret, sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
-import { isSuspended } from "../accounts/service.ts";
+import { isSuspended } from "../accounts/index.ts";
 
 export const SESSION_PREFIX = "sess";
 export const SESSION_COOKIE = "svc_session";
@@ -140,6 +140,12 @@ export function resolveSession(ctx: Context, tokenSha256: string): SessionPrinci
 }
 
 /** Live sessions of the account, newest first; the caller's own is marked current. */
+/** True while the session may be used: not signed out, not expired. */
+export function sessionInForce(ctx: Context, sessionId: string): boolean {
+  const row = ctx.db.query<{ revoked_at: number | null; expires_at: number }, [string]>("SELECT revoked_at, expires_at FROM sessions WHERE id = ?").get(sessionId);
+  return !!row && row.revoked_at === null && row.expires_at > ctx.clock.now();
+}
+
 export function listSessions(ctx: Context, accountId: string, currentId: string | null): SessionView[] {
   return ctx.db
     .query<Row, [string, number]>("SELECT * FROM sessions WHERE account_id = ? AND revoked_at IS NULL AND expires_at > ? ORDER BY created_at DESC, id")

@@ -5,7 +5,7 @@
  */
 import { accountSuspended } from "../../core/auth.ts";
 import type { Context } from "../../context.ts";
-import { createAccount, isSuspended } from "../accounts/service.ts";
+import { createAccount, isSuspended } from "../accounts/index.ts";
 import { issueSession, type IssuedSession } from "./sessions.ts";
 import { verifySiwe } from "./siwe.ts";
 import { addWallet, findAccountByWallet, type WalletView } from "./wallets.ts";

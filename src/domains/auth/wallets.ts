@@ -32,6 +32,11 @@ export function findAccountByWallet(ctx: Context, address: string): string | nul
   return ctx.db.query<{ account_id: string }, [string]>("SELECT account_id FROM wallets WHERE address = ?").get(address.toLowerCase())?.account_id ?? null;
 }
 
+/** The account's wallet addresses, lowercase, in the order they were linked. */
+export function walletAddressesOf(ctx: Context, accountId: string): string[] {
+  return ctx.db.query<{ address: string }, [string]>("SELECT address FROM wallets WHERE account_id = ? ORDER BY created_at, rowid").all(accountId).map((r) => r.address);
+}
+
 export function listWallets(ctx: Context, accountId: string): WalletView[] {
   return ctx.db.query<Row, [string]>("SELECT * FROM wallets WHERE account_id = ? ORDER BY created_at, rowid").all(accountId).map(view);
 }

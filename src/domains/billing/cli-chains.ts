@@ -6,15 +6,15 @@
  * RPC URLs often carry a provider's API key, so they are never printed back in full: the
  * commands show scheme and host only.
  */
-import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { Value } from "@sinclair/typebox/value";
 import { type Config, paths, writeConfigFile } from "../../config.ts";
 import { ChainSchema } from "./config.ts";
-import { ChainClient, ChainRpcError } from "../../core/chain.ts";
-import { runningServer } from "../backup/service.ts";
+import { ChainClient, ChainRpcError, redactRpcUrl } from "../../core/chain.ts";
+import { pendingDepositCount } from "./deposits.ts";
+import { runningServer } from "../backup/index.ts";
 import { parseEvmAddress } from "./transfer-check.ts";
-import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
+import { type Command, CommandFailed, type CommandHost, type Group, locationOptions, type Parsed, str, UsageError } from "../../cli/command.ts";
 
 type Chain = Config["chains"][number];
 
@@ -22,17 +22,6 @@ const NAME = /^[a-z0-9][a-z0-9-]{0,31}$/;
 const HTTP_URL = /^https?:\/\/[^\s/]+/;
 /** The reachability check at `add` is a courtesy: it must not hang the command. */
 const CHECK_TIMEOUT_MS = 5_000;
-
-/** scheme://host[:port] and "/…" when there was more: never a path or query that may hold a key. */
-export function redactRpcUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    const more = (u.pathname !== "/" && u.pathname !== "") || u.search !== "";
-    return `${u.protocol}//${u.host}${more ? "/…" : ""}`;
-  } catch {
-    return "(unparseable URL)";
-  }
-}
 
 function wholeNumber(flag: string, text: string | undefined, min: number, max: number): number {
   if (text === undefined || !/^\d+$/.test(text)) throw new UsageError(`--${flag} must be a whole number between ${min} and ${max}`);
@@ -145,18 +134,10 @@ const list: Command = {
   },
 };
 
-/** Pending deposits on a chain, read-only from the database when there is one (0 otherwise). */
-function pendingDepositsOn(config: Config, chain: Chain): number {
-  const file = paths(config).db;
-  if (!existsSync(file)) return 0;
-  const db = new Database(file, { readonly: true });
-  try {
-    return db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM deposits WHERE chain_id = ? AND status = 'pending'").get(chain.chain_id)?.n ?? 0;
-  } catch {
-    return 0; // a database not yet migrated to deposits has none
-  } finally {
-    db.close();
-  }
+/** Pending deposits on a chain (0 where svc has not been set up: no database, no deposits). */
+async function pendingDepositsOn(values: Parsed["values"], host: CommandHost, config: Config, chain: Chain): Promise<number> {
+  if (!existsSync(paths(config).masterKey)) return 0;
+  return host.withContext(values, (ctx) => pendingDepositCount(ctx, chain.chain_id));
 }
 
 const remove: Command = {
@@ -165,7 +146,7 @@ const remove: Command = {
   args: "NAME",
   positionals: { min: 1, max: 1 },
   options: locationOptions,
-  run({ values, positionals }, host) {
+  async run({ values, positionals }, host) {
     const name = positionals[0]!;
     const config = host.configFrom(values);
     const chain = config.chains.find((c) => c.name === name);
@@ -176,7 +157,7 @@ const remove: Command = {
     writeChains(config, config.chains.filter((c) => c.name !== name));
     const after = host.configFrom(values);
     console.log(`removed chain ${name}`);
-    const pending = pendingDepositsOn(config, chain);
+    const pending = await pendingDepositsOn(values, host, config, chain);
     if (pending) console.log(`note: ${pending} pending deposit(s) on ${name} will not be confirmed unless the chain is added back`);
     console.log(restartNotice(after));
   },

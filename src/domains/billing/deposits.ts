@@ -24,7 +24,7 @@ import { ApiError, conflict, forbidden } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { tokenUnitsToMicroUsd } from "../../core/money.ts";
 import type { Context } from "../../context.ts";
-import { listWallets } from "../auth/wallets.ts";
+import { listWallets } from "../auth/index.ts";
 import { chainNamed, type ChainConfig, inspectTransaction, type Inspection, normalizeTxHash, requireDepositsEnabled, treasuryTransfers } from "./transfer-check.ts";
 
 export type DepositSource = "deposit" | "payment";
@@ -255,6 +255,11 @@ export async function claimDeposit(ctx: Context, input: { accountId: string; cha
 }
 
 /** GET /v1/billing/deposits: newest first, at most 100. */
+/** Deposits on a chain still waiting for their confirmations (what removing the chain would strand). */
+export function pendingDepositCount(ctx: Context, chainId: number): number {
+  return ctx.db.query<{ n: number }, [number]>("SELECT count(*) AS n FROM deposits WHERE chain_id = ? AND status = 'pending'").get(chainId)!.n;
+}
+
 export function listDeposits(ctx: Context, accountId: string): DepositView[] {
   return ctx.db
     .query<DepositRow, [string, number]>("SELECT * FROM deposits WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")

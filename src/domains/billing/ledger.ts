@@ -42,9 +42,7 @@ const scope = (accountId: string) => `billing.ledger:${accountId}`;
 export function ledgerPage(ctx: Context, accountId: string, query: { limit?: string; cursor?: string }) {
   const limit = parseLimit(query.limit, LEDGER_LIMIT);
   const before = query.cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(ctx.cursors.decode(scope(accountId), query.cursor)[0]);
-  const rows = ctx.db
-    .query<LedgerEntry, [string, number, number]>("SELECT * FROM ledger_entries WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?")
-    .all(accountId, before, limit + 1);
+  const rows = ctx.ledger.entriesBefore(accountId, before, limit + 1);
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   return namedList("entries", page.map(view), {

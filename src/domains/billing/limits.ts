@@ -7,6 +7,7 @@
  */
 import { ApiError } from "../../core/errors.ts";
 import type { Context } from "../../context.ts";
+import { usableStandardKeyCount } from "../keys/index.ts";
 import { currentPlan } from "./subscriptions.ts";
 
 /** The account's current plan's maximum for `name`; null when the plan sets none (or the account is on no plan). */
@@ -36,11 +37,5 @@ export function assertWithinPlanLimit(ctx: Context, accountId: string, name: str
  */
 export function assertApiKeyAllowed(ctx: Context, accountId: string): void {
   if (planLimit(ctx, accountId, "api_keys") === null) return;
-  const row = ctx.db
-    .query<{ n: number }, [string, number]>(
-      `SELECT count(*) AS n FROM api_keys
-       WHERE account_id = ? AND kind = 'standard' AND revoked_at IS NULL AND rotated_to IS NULL AND (expires_at IS NULL OR expires_at > ?)`,
-    )
-    .get(accountId, ctx.clock.now())!;
-  assertWithinPlanLimit(ctx, accountId, "api_keys", row.n);
+  assertWithinPlanLimit(ctx, accountId, "api_keys", usableStandardKeyCount(ctx, accountId));
 }

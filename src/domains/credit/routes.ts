@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { monthOf } from "../../core/meter.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { getKeyRow, keyView } from "../keys/store.ts";
+import { getKeyRow, keyView } from "../keys/index.ts";
 
 export function creditRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1" })

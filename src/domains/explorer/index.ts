@@ -1,5 +1,6 @@
-/** GET /v1/explorer: public aggregate proof counts, recently shared receipts and anchors. */
-import { defineModule } from "../../module.ts";
-import { explorerRoutes } from "./routes.ts";
-
-export const explorerModule = defineModule({ name: "explorer", routes: (ctx) => [explorerRoutes(ctx)] });
+/**
+ * GET /v1/explorer: public aggregate proof counts, recently shared receipts and anchors.
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
+export {};

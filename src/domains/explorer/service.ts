@@ -6,6 +6,8 @@
  */
 import { isoTime } from "../../core/clock.ts";
 import type { Context } from "../../context.ts";
+import { anchorCounts, recentAnchors } from "../anchors/index.ts";
+import { countRuns, receiptCounts, recentlyShared } from "../receipts/index.ts";
 
 export const RECENT_LIMIT = 20;
 
@@ -26,32 +28,23 @@ export interface ExplorerPage {
 }
 
 function counts(ctx: Context): ExplorerPage["counts"] {
-  const one = (sql: string) => ctx.db.query<{ n: number | null }, []>(sql).get()?.n ?? 0;
-  const anchored = ctx.db.query<{ backend: string; n: number }, []>("SELECT backend, count(*) AS n FROM anchors WHERE status = 'anchored' GROUP BY backend").all();
+  const receipts = receiptCounts(ctx);
+  const anchors = anchorCounts(ctx);
   return {
-    // seq only grows (AUTOINCREMENT), so its maximum counts every receipt ever minted, even ones retention removed, in O(1).
-    receipts_minted: one("SELECT max(seq) AS n FROM receipts"),
-    receipts_shared: one("SELECT count(*) AS n FROM receipts WHERE shared_at IS NOT NULL"),
+    receipts_minted: receipts.minted,
+    receipts_shared: receipts.shared,
     // Run ids are per account: the same id in two accounts is two runs.
-    runs: one("SELECT count(*) AS n FROM (SELECT 1 FROM receipts WHERE run_id IS NOT NULL GROUP BY account_id, run_id)"),
-    roots: one("SELECT count(*) AS n FROM merkle_roots"),
-    batches: one("SELECT count(*) AS n FROM receipt_batches"),
-    roots_anchored: Object.fromEntries([["log", 0], ["evm", 0], ...anchored.map((r) => [r.backend, r.n] as const)]),
+    runs: countRuns(ctx),
+    roots: anchors.roots,
+    batches: anchors.batches,
+    roots_anchored: anchors.anchored,
   };
 }
 
 export function explorerPage(ctx: Context): ExplorerPage {
   const base = ctx.config.public_url;
-  const shared = ctx.db
-    .query<{ id: string; kind: string; status: string; cost_micro_usd: number; created_at: number; shared_at: number }, [number]>(
-      "SELECT id, kind, status, cost_micro_usd, created_at, shared_at FROM receipts WHERE shared_at IS NOT NULL ORDER BY shared_at DESC, seq DESC LIMIT ?",
-    )
-    .all(RECENT_LIMIT);
-  const anchors = ctx.db
-    .query<{ root: string; backend: string; status: string; external_id: string | null; created_at: number; confirmed_at: number | null }, [number]>(
-      "SELECT root, backend, status, external_id, created_at, confirmed_at FROM anchors ORDER BY created_at DESC, id DESC LIMIT ?",
-    )
-    .all(RECENT_LIMIT);
+  const shared = recentlyShared(ctx, RECENT_LIMIT);
+  const anchors = recentAnchors(ctx, RECENT_LIMIT);
   return {
     counts: counts(ctx),
     recent_shared_receipts: shared.map((r) => ({

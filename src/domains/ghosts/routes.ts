@@ -7,7 +7,7 @@ import { namedList } from "../../core/envelopes.ts";
 import { Int, MicroUsd, Nullable } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { parseScopes } from "../keys/scopes.ts";
+import { parseScopes } from "../keys/index.ts";
 import { createGhost, destroyGhost, extendGhost, getGhost, GHOST_LIFETIME_SECS, listGhosts } from "./service.ts";
 
 const tags = ["ghosts"];

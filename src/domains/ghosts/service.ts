@@ -10,8 +10,8 @@ import { ApiError, invalidField, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { MicroUsd } from "../../core/money.ts";
 import type { Context } from "../../context.ts";
-import { mintKey, revokeKey, setKeyExpiry } from "../keys/service.ts";
-import { keyInForce } from "../keys/store.ts";
+import { mintKey, revokeKey, setKeyExpiry } from "../keys/index.ts";
+import { keyInForce } from "../keys/index.ts";
 
 export const GHOST_LIFETIME_SECS = { min: 60, max: 86_400 } as const;
 /** Spec §8: GET /v1/ghost/sessions returns at most 100. */

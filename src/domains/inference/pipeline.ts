@@ -19,13 +19,13 @@
  * - Receipts and logs hold metadata only: token counts, provider names, fingerprints.
  */
 import type { PrivacyTier } from "./config.ts";
-import type { ApiKeyPrincipal } from "../keys/principal.ts";
+import { type ApiKeyPrincipal, keyPrivacyTier } from "../keys/index.ts";
 import { ApiError, invalidField } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { DEFAULT_HOLD_TTL_MS, type Reservation, type Settlement } from "../../core/meter.ts";
 import { unixSecs } from "../../core/clock.ts";
 import type { Context } from "../../context.ts";
-import { receiptHeaders } from "../receipts/headers.ts";
+import { receiptHeaders } from "../receipts/index.ts";
 import type { CatalogModel, CatalogProvider, CatalogSnapshot } from "./catalog.ts";
 import { type CallContext, type Dialect, type Reply, replyObject, type UpstreamPlan } from "./dialect.ts";
 import { eligibleProviders } from "./eligibility.ts";
@@ -95,7 +95,7 @@ function findModel(ctx: Context, dialect: Dialect, body: Json): { model: Catalog
 
 /** The key's own tier (POST /v1/keys privacy_tier), or standard. */
 function keyTier(ctx: Context, keyId: string): PrivacyTier {
-  return ctx.db.query<{ privacy_tier: PrivacyTier | null }, [string]>("SELECT privacy_tier FROM api_keys WHERE id = ?").get(keyId)?.privacy_tier ?? "standard";
+  return keyPrivacyTier(ctx, keyId) ?? "standard";
 }
 
 /** Everything decided before the reservation; every refusal here costs the caller nothing. */

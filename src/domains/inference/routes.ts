@@ -16,7 +16,7 @@ import { Elysia, t } from "elysia";
 import { Int } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import type { ApiKeyPrincipal } from "../keys/principal.ts";
+import type { ApiKeyPrincipal } from "../keys/index.ts";
 import { chatDialect } from "./chat.ts";
 import type { Dialect } from "./dialect.ts";
 import { embeddingsDialect } from "./embeddings.ts";

@@ -3,11 +3,11 @@
  * svc keys rotate-signer: a new receipt signer key (the old address stays on record).
  */
 import { formatUsd, parseUsd } from "../../core/money.ts";
-import { getAccount } from "../accounts/service.ts";
+import { getAccount } from "../accounts/index.ts";
 import { parseScopes } from "./scopes.ts";
 import { listKeys, mintKey, revokeKey } from "./service.ts";
 import { getKeyRow } from "./store.ts";
-import { rotateSigner } from "../receipts/signers.ts";
+import { rotateSigner } from "../receipts/index.ts";
 import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;

@@ -1,20 +1,9 @@
-/** API keys with spend controls: scopes, caps, circuit breaker, delegation, rotation (/v1/keys; `svc keys …`). */
-import { defineModule } from "../../module.ts";
-import { keysGroup } from "./cli.ts";
-import { keysConfig } from "./config.ts";
-import { keyRoutes } from "./routes.ts";
-
-export const keysModule = defineModule({
-  name: "keys",
-  config: keysConfig,
-  wire(ctx) {
-    ctx.meter.useDefaultBreaker(() => ctx.config.keys.breaker_micro_usd_per_minute);
-  },
-  routes: (ctx) => [keyRoutes(ctx)],
-  cli: [keysGroup],
-});
-
+/**
+ * API keys with spend controls: scopes, caps, circuit breaker, delegation, rotation (/v1/keys; `svc keys …`).
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
 export { API_KEY_PREFIX, type ApiKeyPrincipal, resolveApiKey } from "./principal.ts";
 export { hasScope, missingScope, parseScopes, type Scope, SCOPES, scopesWithin } from "./scopes.ts";
-export { auditKey, delegateKey, keyNotFound, type MintedKey, mintKey, revokeKey } from "./service.ts";
-export { getKeyRow, keyInForce, type KeyRow, subtreeIds } from "./store.ts";
+export { auditKey, delegateKey, keyNotFound, type MintedKey, mintKey, revokeKey, setKeyExpiry } from "./service.ts";
+export { getKeyRow, keyInForce, keyPrivacyTier, type KeyRow, keyRowsOf, keyView, subtreeIds, usableStandardKeyCount } from "./store.ts";

@@ -7,7 +7,7 @@
 import { accountSuspended, type Principal } from "../../core/auth.ts";
 import { unauthorized } from "../../core/errors.ts";
 import type { Context } from "../../context.ts";
-import { isSuspended } from "../accounts/service.ts";
+import { isSuspended } from "../accounts/index.ts";
 
 export const API_KEY_PREFIX = "sk-svc";
 

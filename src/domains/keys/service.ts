@@ -10,7 +10,7 @@ import { monthOf } from "../../core/meter.ts";
 import type { MicroUsd } from "../../core/money.ts";
 import type { PrivacyTier } from "../inference/index.ts";
 import { newSecret, secretPrefix, sha256Hex } from "../../core/secrets.ts";
-import { assertApiKeyAllowed } from "../billing/limits.ts";
+import { assertApiKeyAllowed } from "../billing/index.ts";
 import type { Context } from "../../context.ts";
 import { API_KEY_PREFIX } from "./principal.ts";
 import { hasScope, missingScope, scopesWithin } from "./scopes.ts";
@@ -140,10 +140,8 @@ export function rotateKey(ctx: Context, accountId: string, keyId: string): Minte
     const now = ctx.clock.now();
     ctx.db.query("UPDATE api_keys SET parent_id = ? WHERE parent_id = ?").run(next, old.id);
     ctx.db.query("UPDATE api_keys SET frozen_at = ?, frozen_reason = ?, total_spent_micro_usd = ? WHERE id = ?").run(old.frozen_at, old.frozen_reason, old.total_spent_micro_usd, next);
-    ctx.db.query("UPDATE key_spend SET key_id = ? WHERE key_id = ?").run(next, old.id);
-    ctx.db.query("UPDATE key_spend_window SET key_id = ? WHERE key_id = ?").run(next, old.id);
-    // Work in flight under the old key settles against the replacement.
-    ctx.db.query(`UPDATE holds SET key_chain = replace(key_chain, '"' || ?1 || '"', '"' || ?2 || '"'), key_id = CASE WHEN key_id = ?1 THEN ?2 ELSE key_id END WHERE status = 'open' AND key_chain LIKE '%' || ?1 || '%'`).run(old.id, next);
+    // Its spend, breaker window and the work in flight (which settles against the replacement) move with it.
+    ctx.meter.transferKey(old.id, next);
     ctx.db.query("UPDATE api_keys SET rotated_to = ?, grace_until = ? WHERE id = ?").run(next, now + ctx.config.keys.rotation_grace_secs * 1000, old.id);
     return { key: minted.key, view: keyView(ctx, getKeyRow(ctx, next)!) };
   });
@@ -160,7 +158,7 @@ export function unfreezeKey(ctx: Context, accountId: string, keyId: string): Key
     const row = ownKey(ctx, accountId, keyId);
     if (row.revoked_at !== null) throw conflict("key_revoked", "a revoked key cannot be unfrozen");
     ctx.db.query("UPDATE api_keys SET frozen_at = NULL, frozen_reason = NULL WHERE id = ?").run(row.id);
-    ctx.db.query("DELETE FROM key_spend_window WHERE key_id = ?").run(row.id);
+    ctx.meter.resetBreaker(row.id);
     return keyView(ctx, getKeyRow(ctx, row.id)!);
   });
 }
@@ -195,10 +193,8 @@ export function delegateKey(ctx: Context, parentId: string, input: DelegateInput
 
     let cap = input.monthlyCap ?? null;
     if (parent.monthly_cap_micro_usd !== null) {
-      const spend = ctx.db
-        .query<{ spent: number; held: number }, [string, string]>("SELECT spent_micro_usd AS spent, held_micro_usd AS held FROM key_spend WHERE key_id = ? AND month = ?")
-        .get(parent.id, monthOf(now));
-      const remaining = Math.max(0, parent.monthly_cap_micro_usd - (spend?.spent ?? 0) - (spend?.held ?? 0));
+      const spend = ctx.meter.monthSpend(parent.id, monthOf(now));
+      const remaining = Math.max(0, parent.monthly_cap_micro_usd - spend.spent - spend.held);
       if (cap !== null && cap > remaining) throw invalidField("monthly_cap_micro_usd", `must not exceed what the parent key has left this month (${remaining})`);
       cap ??= remaining;
     }

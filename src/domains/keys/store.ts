@@ -77,9 +77,7 @@ export function statusOf(r: KeyRow, now: number): KeyStatus {
 
 export function keyView(ctx: Context, r: KeyRow): KeyView {
   const now = ctx.clock.now();
-  const spend = ctx.db
-    .query<{ spent: number; held: number }, [string, string]>("SELECT spent_micro_usd AS spent, held_micro_usd AS held FROM key_spend WHERE key_id = ? AND month = ?")
-    .get(r.id, monthOf(now));
+  const spend = ctx.meter.monthSpend(r.id, monthOf(now));
   return {
     id: r.id,
     prefix: r.prefix,
@@ -92,8 +90,8 @@ export function keyView(ctx: Context, r: KeyRow): KeyView {
     monthly_cap_micro_usd: r.monthly_cap_micro_usd,
     total_cap_micro_usd: r.total_cap_micro_usd,
     breaker_micro_usd_per_minute: r.breaker_micro_usd_per_minute,
-    spent_this_month_micro_usd: spend?.spent ?? 0,
-    held_micro_usd: spend?.held ?? 0,
+    spent_this_month_micro_usd: spend.spent,
+    held_micro_usd: spend.held,
     total_spent_micro_usd: r.total_spent_micro_usd,
     allowed_models: list(r.allowed_models),
     allowed_services: list(r.allowed_services),
@@ -113,6 +111,14 @@ export function getKeyRow(ctx: Context, id: string): KeyRow | null {
   return ctx.db.query<KeyRow, [string]>("SELECT * FROM api_keys WHERE id = ?").get(id);
 }
 
+/** The account's keys among `ids`, oldest first (unknown ids and other accounts' keys left out). */
+export function keyRowsOf(ctx: Context, accountId: string, ids: readonly string[]): KeyRow[] {
+  if (!ids.length) return [];
+  return ctx.db
+    .query<KeyRow, [string, string]>("SELECT * FROM api_keys WHERE account_id = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY created_at, id")
+    .all(accountId, JSON.stringify(ids));
+}
+
 /** The key and every key delegated below it, at any depth. */
 export function subtreeIds(ctx: Context, id: string): string[] {
   return ctx.db
@@ -128,4 +134,22 @@ export function keyInForce(ctx: Context, keyId: string): KeyRow {
   let key = getKeyRow(ctx, keyId)!;
   for (let i = 0; key.rotated_to !== null && i < 8; i++) key = getKeyRow(ctx, key.rotated_to)!;
   return key;
+}
+
+/**
+ * Standard keys a person minted that can still be used: not revoked, not replaced by rotation,
+ * not expired (what a plan's api_keys limit counts; billing/limits.ts).
+ */
+export function usableStandardKeyCount(ctx: Context, accountId: string): number {
+  return ctx.db
+    .query<{ n: number }, [string, number]>(
+      `SELECT count(*) AS n FROM api_keys
+       WHERE account_id = ? AND kind = 'standard' AND revoked_at IS NULL AND rotated_to IS NULL AND (expires_at IS NULL OR expires_at > ?)`,
+    )
+    .get(accountId, ctx.clock.now())!.n;
+}
+
+/** The privacy tier a key asks for by default (null: none set). */
+export function keyPrivacyTier(ctx: Context, keyId: string): PrivacyTier | null {
+  return ctx.db.query<{ privacy_tier: PrivacyTier | null }, [string]>("SELECT privacy_tier FROM api_keys WHERE id = ?").get(keyId)?.privacy_tier ?? null;
 }

@@ -9,7 +9,7 @@ import { namedList } from "../../core/envelopes.ts";
 import { MicroUsd, Nullable } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { parseScopes } from "../keys/scopes.ts";
+import { parseScopes } from "../keys/index.ts";
 import { createMandate, listMandates, mandateProof, revokeMandate } from "./service.ts";
 
 const tags = ["mandates"];

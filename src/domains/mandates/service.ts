@@ -11,8 +11,8 @@ import { newId } from "../../core/ids.ts";
 import type { MicroUsd } from "../../core/money.ts";
 import { signStatement, type SignedStatement } from "../../core/statements.ts";
 import type { Context } from "../../context.ts";
-import { mintKey, revokeKey } from "../keys/service.ts";
-import { keyInForce, type KeyRow } from "../keys/store.ts";
+import { mintKey, revokeKey } from "../keys/index.ts";
+import { keyInForce, type KeyRow } from "../keys/index.ts";
 
 const DAY_MS = 86_400_000;
 /** A mandate is a standing grant, not a permanent one: it must end within about a year. */
@@ -51,6 +51,23 @@ interface MandateRow {
   valid_until: number;
   revoked_at: number | null;
   created_at: number;
+}
+
+/** What an audit states of the mandate a key was minted for. */
+export interface MandateTerms {
+  id: string;
+  purpose: string;
+  budget_micro_usd: number;
+  valid_until: number;
+}
+
+/** The mandates minted with these keys (as first minted: a rotated key's replacement has none), by key id. */
+export function mandatesForKeys(ctx: Context, keyIds: readonly string[]): Map<string, MandateTerms> {
+  if (!keyIds.length) return new Map();
+  const rows = ctx.db
+    .query<MandateTerms & { key_id: string }, [string]>("SELECT id, key_id, purpose, budget_micro_usd, valid_until FROM mandates WHERE key_id IN (SELECT value FROM json_each(?))")
+    .all(JSON.stringify(keyIds));
+  return new Map(rows.map(({ key_id, ...terms }) => [key_id, terms]));
 }
 
 export type MandateStatus = "active" | "expired" | "revoked" | "exhausted" | "not_yet_valid";
@@ -218,7 +235,7 @@ function statusOf(row: MandateRow, key: KeyRow, spent: number, now: number): Man
 
 function mandateView(ctx: Context, row: MandateRow): MandateView {
   const key = keyInForce(ctx, row.key_id);
-  const held = ctx.db.query<{ held: number | null }, [string]>("SELECT sum(held_micro_usd) AS held FROM key_spend WHERE key_id = ?").get(key.id)?.held ?? 0;
+  const held = ctx.meter.heldByKey(key.id);
   const spent = key.total_spent_micro_usd;
   const revokedAt = row.revoked_at ?? key.revoked_at;
   return {

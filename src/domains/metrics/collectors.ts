@@ -5,7 +5,8 @@
 import { statSync } from "node:fs";
 import { Gauge } from "prom-client";
 import type { Context } from "../../context.ts";
-import { uptime } from "../status/health.ts";
+import { accountCounts } from "../accounts/index.ts";
+import { uptime } from "../status/index.ts";
 
 export function registerCollectors(ctx: Context): void {
   const registry = ctx.telemetry.registry;
@@ -47,9 +48,9 @@ export function registerCollectors(ctx: Context): void {
     labelNames: ["state"],
     registers,
     collect() {
-      const r = ctx.db.query<{ total: number; suspended: number | null }, []>("SELECT count(*) AS total, sum(suspended_at IS NOT NULL) AS suspended FROM accounts").get()!;
-      this.set({ state: "active" }, r.total - (r.suspended ?? 0));
-      this.set({ state: "suspended" }, r.suspended ?? 0);
+      const r = accountCounts(ctx);
+      this.set({ state: "active" }, r.total - r.suspended);
+      this.set({ state: "suspended" }, r.suspended);
     },
   });
   new Gauge({
@@ -58,9 +59,9 @@ export function registerCollectors(ctx: Context): void {
     labelNames: ["kind"],
     registers,
     collect() {
-      const r = ctx.db.query<{ b: number | null; h: number | null }, []>("SELECT sum(balance_micro_usd) AS b, sum(held_micro_usd) AS h FROM accounts").get()!;
-      this.set({ kind: "balance" }, r.b ?? 0);
-      this.set({ kind: "held" }, r.h ?? 0);
+      const r = ctx.ledger.totals();
+      this.set({ kind: "balance" }, r.balance_micro_usd);
+      this.set({ kind: "held" }, r.held_micro_usd);
     },
   });
   new Gauge({

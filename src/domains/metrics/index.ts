@@ -1,10 +1,6 @@
-/** GET /metrics: Prometheus text for the operator, mounted only with a metrics token. */
-import { defineModule } from "../../module.ts";
-import { metricsConfig } from "./config.ts";
-import { metricsRoutes } from "./routes.ts";
-
-export const metricsModule = defineModule({
-  name: "metrics",
-  config: metricsConfig,
-  routes: (ctx) => (ctx.config.metrics.token_sha256 ? [metricsRoutes(ctx)] : []),
-});
+/**
+ * GET /metrics: Prometheus text for the operator, mounted only with a metrics token.
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
+export {};

@@ -15,7 +15,7 @@ import { toChecksumAddress } from "../../core/eip191.ts";
 import { newId } from "../../core/ids.ts";
 import { newSecret, sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
-import { findAccountByWallet, normalizeAddress } from "../auth/wallets.ts";
+import { findAccountByWallet, normalizeAddress, walletAddressesOf } from "../auth/index.ts";
 import { insertMember } from "./members.ts";
 import { orgRole, requireMayManage, requireOrgRole, type Role } from "./roles.ts";
 import { getOrg, type OrgView } from "./service.ts";
@@ -172,8 +172,9 @@ export function acceptLink(ctx: Context, accountId: string, token: string): OrgV
   });
 }
 
-// The invite's wallet must be linked to the caller at the moment of the call.
-const HELD_BY_CALLER = "wallet_address IN (SELECT address FROM wallets WHERE account_id = ?)";
+// The invite's wallet must be linked to the caller at the moment of the call (the JSON array of its wallets, read in the same transaction).
+const HELD_BY_CALLER = "wallet_address IN (SELECT value FROM json_each(?))";
+const callerWallets = (ctx: Context, accountId: string): string => JSON.stringify(walletAddressesOf(ctx, accountId));
 
 /** Accepts a wallet invite; the caller must hold the invited wallet, else 404. */
 export function acceptWalletInvite(ctx: Context, accountId: string, inviteId: string): OrgView {
@@ -183,7 +184,7 @@ export function acceptWalletInvite(ctx: Context, accountId: string, inviteId: st
       .query<InviteRow, [number, string, string, string, number]>(
         `UPDATE org_invites SET accepted_at = ?, accepted_by = ? WHERE id = ? AND ${HELD_BY_CALLER} AND ${PENDING} RETURNING *`,
       )
-      .get(now, accountId, inviteId, accountId, now);
+      .get(now, accountId, inviteId, callerWallets(ctx, accountId), now);
     if (!invite) throw inviteNotFound();
     return join(ctx, accountId, invite);
   });
@@ -194,7 +195,7 @@ export function declineWalletInvite(ctx: Context, accountId: string, inviteId: s
   const now = ctx.clock.now();
   const r = ctx.db
     .query(`UPDATE org_invites SET revoked_at = ?, revoked_by = ? WHERE id = ? AND ${HELD_BY_CALLER} AND ${PENDING}`)
-    .run(now, accountId, inviteId, accountId, now);
+    .run(now, accountId, inviteId, callerWallets(ctx, accountId), now);
   if (r.changes === 0) throw inviteNotFound();
 }
 
@@ -203,12 +204,12 @@ export function listMyInvites(ctx: Context, accountId: string): MyInviteView[] {
   return ctx.db
     .query<InviteRow & { org_name: string }, [string, number, string]>(
       `SELECT i.*, o.name AS org_name FROM org_invites i JOIN orgs o ON o.id = i.org_id
-       WHERE i.wallet_address IN (SELECT address FROM wallets WHERE account_id = ?)
+       WHERE i.wallet_address IN (SELECT value FROM json_each(?))
          AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > ?
          AND NOT EXISTS (SELECT 1 FROM org_members m WHERE m.org_id = i.org_id AND m.account_id = ?)
        ORDER BY i.created_at DESC, i.rowid DESC`,
     )
-    .all(accountId, ctx.clock.now(), accountId)
+    .all(callerWallets(ctx, accountId), ctx.clock.now(), accountId)
     .map((r) => ({
       id: r.id,
       org_id: r.org_id,

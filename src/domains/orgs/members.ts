@@ -10,15 +10,14 @@
  */
 import { isoTime } from "../../core/clock.ts";
 import { ApiError, conflict, forbidden, notFound } from "../../core/errors.ts";
-import { toChecksumAddress } from "../../core/eip191.ts";
 import type { Context } from "../../context.ts";
+import { primaryWallet } from "../auth/index.ts";
 import { orgRole, requireMayManage, requireOrgRole, type Role } from "./roles.ts";
 
 interface MemberRow {
   account_id: string;
   role: Role;
   joined_at: number;
-  wallet: string | null;
 }
 
 export interface MemberView {
@@ -29,28 +28,26 @@ export interface MemberView {
   joined_at: string;
 }
 
-const view = (r: MemberRow): MemberView => ({
+// A member's wallet is its first linked one (auth's primaryWallet), already checksummed.
+const view = (ctx: Context, r: MemberRow): MemberView => ({
   account_id: r.account_id,
   role: r.role,
-  wallet: r.wallet === null ? null : toChecksumAddress(r.wallet),
+  wallet: primaryWallet(ctx, r.account_id),
   joined_at: isoTime(r.joined_at),
 });
 
-// "First wallet" is the one linked earliest, as auth/wallets.ts primaryWallet defines it.
-const SELECT_MEMBERS = `SELECT m.account_id, m.role, m.joined_at,
-  (SELECT w.address FROM wallets w WHERE w.account_id = m.account_id ORDER BY w.created_at, w.rowid LIMIT 1) AS wallet
-  FROM org_members m WHERE m.org_id = ?`;
+const SELECT_MEMBERS = "SELECT m.account_id, m.role, m.joined_at FROM org_members m WHERE m.org_id = ?";
 
 const memberNotFound = (): ApiError => notFound("member");
 
 function memberView(ctx: Context, orgId: string, accountId: string): MemberView {
-  return view(ctx.db.query<MemberRow, [string, string]>(`${SELECT_MEMBERS} AND m.account_id = ?`).get(orgId, accountId)!);
+  return view(ctx, ctx.db.query<MemberRow, [string, string]>(`${SELECT_MEMBERS} AND m.account_id = ?`).get(orgId, accountId)!);
 }
 
 /** Every member of the org, in the order they joined (members only). */
 export function listMembers(ctx: Context, accountId: string, orgId: string): MemberView[] {
   requireOrgRole(ctx, orgId, accountId, "member");
-  return ctx.db.query<MemberRow, [string]>(`${SELECT_MEMBERS} ORDER BY m.joined_at, m.rowid`).all(orgId).map(view);
+  return ctx.db.query<MemberRow, [string]>(`${SELECT_MEMBERS} ORDER BY m.joined_at, m.rowid`).all(orgId).map((r) => view(ctx, r));
 }
 
 /** Adds a member (called by invite acceptance inside its transaction). */

@@ -8,7 +8,7 @@ import { invalidField } from "../../core/errors.ts";
 import { Int, Nullable } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { closedPeriod, instant, orderedPeriod, type Period } from "../usage/period.ts";
+import { closedPeriod, instant, orderedPeriod, type Period } from "../usage/index.ts";
 import { DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS, slaReport } from "./sla.ts";
 
 const DAY_MS = 86_400_000;

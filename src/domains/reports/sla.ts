@@ -14,7 +14,8 @@
  */
 import { isoTime } from "../../core/clock.ts";
 import type { Context } from "../../context.ts";
-import type { Period } from "../usage/period.ts";
+import { firstSampleAt, sampleCounts } from "../status/index.ts";
+import type { Period } from "../usage/index.ts";
 import { BUCKET_BOUNDS_MS, BUCKET_COUNT, percentileMs } from "./latency-histogram.ts";
 import { requestStats, type RouteStats } from "./request-stats.ts";
 
@@ -63,10 +64,8 @@ const ratio = (part: number, whole: number): number | null => (whole === 0 ? nul
 
 export function availability(ctx: Context, period: Period): SlaReport["availability"] {
   const intervalMs = ctx.config.health.sample_interval_secs * 1000;
-  const first = ctx.db.query<{ at: number | null }, []>("SELECT min(at) AS at FROM health_samples").get()?.at ?? null;
-  const counts = ctx.db
-    .query<{ n: number; healthy: number | null }, [number, number]>("SELECT count(*) AS n, sum(ok) AS healthy FROM health_samples WHERE at >= ? AND at < ?")
-    .get(period.from, period.to)!;
+  const first = firstSampleAt(ctx);
+  const counts = sampleCounts(ctx, period.from, period.to);
   const start = first === null ? null : Math.max(period.from, first);
   const expected = start === null || start >= period.to ? 0 : Math.max(counts.n, Math.ceil((period.to - start) / intervalMs));
   const healthy = counts.healthy ?? 0;

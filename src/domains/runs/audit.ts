@@ -12,7 +12,9 @@ import { isoTime } from "../../core/clock.ts";
 import { invalidField } from "../../core/errors.ts";
 import { verifyStatement } from "../../core/statements.ts";
 import type { Context } from "../../context.ts";
-import type { AnchorBlock } from "../anchors/service.ts";
+import type { AnchorBlock } from "../anchors/index.ts";
+import { keyRowsOf } from "../keys/index.ts";
+import { type MandateTerms, mandatesForKeys } from "../mandates/index.ts";
 import { currentAnchor, runReceipts } from "./service.ts";
 
 export const FRAMEWORKS = ["eu_ai_act", "soc2"] as const;
@@ -63,36 +65,10 @@ export interface ControlMapping {
   gaps: string[];
 }
 
-interface KeyRow {
-  id: string;
-  kind: string;
-  scopes: string;
-  monthly_cap_micro_usd: number | null;
-  total_cap_micro_usd: number | null;
-  breaker_micro_usd_per_minute: number | null;
-  allowed_models: string | null;
-  allowed_services: string | null;
-  expires_at: number | null;
-  revoked_at: number | null;
-  frozen_at: number | null;
-  parent_id: string | null;
-  mandate_id: string | null;
-  purpose: string | null;
-  budget_micro_usd: number | null;
-  valid_until: number | null;
-}
-
 function keyControls(ctx: Context, accountId: string, keyIds: string[]): KeyControls[] {
   if (!keyIds.length) return [];
-  const rows = ctx.db
-    .query<KeyRow, [string, string]>(
-      `SELECT k.id, k.kind, k.scopes, k.monthly_cap_micro_usd, k.total_cap_micro_usd, k.breaker_micro_usd_per_minute, k.allowed_models,
-              k.allowed_services, k.expires_at, k.revoked_at, k.frozen_at, k.parent_id,
-              m.id AS mandate_id, m.purpose, m.budget_micro_usd, m.valid_until
-       FROM api_keys k LEFT JOIN mandates m ON m.key_id = k.id
-       WHERE k.account_id = ? AND k.id IN (SELECT value FROM json_each(?)) ORDER BY k.created_at, k.id`,
-    )
-    .all(accountId, JSON.stringify(keyIds));
+  const rows = keyRowsOf(ctx, accountId, keyIds);
+  const mandates = mandatesForKeys(ctx, rows.map((k) => k.id));
   const list = (json: string | null) => (json === null ? null : (JSON.parse(json) as string[]));
   return rows.map((k) => ({
     key_id: k.id,
@@ -107,8 +83,12 @@ function keyControls(ctx: Context, accountId: string, keyIds: string[]): KeyCont
     revoked: k.revoked_at !== null,
     frozen: k.frozen_at !== null,
     delegated_from: k.parent_id,
-    mandate: k.mandate_id ? { id: k.mandate_id, purpose: k.purpose!, budget_micro_usd: k.budget_micro_usd!, valid_until: isoTime(k.valid_until!) } : null,
+    mandate: mandateOf(mandates.get(k.id)),
   }));
+}
+
+function mandateOf(m: MandateTerms | undefined): KeyControls["mandate"] {
+  return m ? { id: m.id, purpose: m.purpose, budget_micro_usd: m.budget_micro_usd, valid_until: isoTime(m.valid_until) } : null;
 }
 
 export function runEvidence(ctx: Context, accountId: string, runId: string): RunEvidence {

@@ -13,8 +13,8 @@ import { isoTime } from "../../core/clock.ts";
 import { notFound } from "../../core/errors.ts";
 import { MERKLE_ALG } from "../../core/merkle.ts";
 import type { Context } from "../../context.ts";
-import { hex, recordRoot } from "../anchors/roots.ts";
-import { type AnchorBlock, anchorBlock, anchorRoot } from "../anchors/service.ts";
+import { type AnchorBlock, anchorBlock, anchorRoot, hex, isRootAnchored, recordRoot } from "../anchors/index.ts";
+import { receiptsOfRun, type RunReceiptRow, type RunTotals, runTotals, runTotalsOf } from "../receipts/index.ts";
 
 /** Spec §8: GET /v1/runs returns at most 200 runs. */
 export const RUNS_CAP = 200;
@@ -36,18 +36,7 @@ export interface RunSummary {
   anchored: boolean;
 }
 
-interface SummaryRow {
-  run_id: string;
-  n: number;
-  cost: number;
-  first_at: number;
-  last_at: number;
-  last_seq: number;
-  kinds: string;
-}
-
-const SUMMARY_COLUMNS = `run_id, count(*) AS n, sum(cost_micro_usd) AS cost, min(created_at) AS first_at, max(created_at) AS last_at,
-  max(seq) AS last_seq, json_group_array(DISTINCT kind) AS kinds`;
+type SummaryRow = RunTotals;
 
 /** The newest root over exactly the run's current receipts, or null. */
 function currentRoot(ctx: Context, accountId: string, row: SummaryRow): string | null {
@@ -61,7 +50,7 @@ function currentRoot(ctx: Context, accountId: string, row: SummaryRow): string |
 }
 
 function isAnchored(ctx: Context, root: string | null): boolean {
-  return root !== null && ctx.db.query("SELECT 1 FROM anchors WHERE root = ? AND status = 'anchored'").get(root) !== null;
+  return root !== null && isRootAnchored(ctx, root);
 }
 
 function summary(ctx: Context, accountId: string, row: SummaryRow): RunSummary {
@@ -78,45 +67,20 @@ function summary(ctx: Context, accountId: string, row: SummaryRow): RunSummary {
 
 /** The account's runs, newest activity first, at most 200. */
 export function listRuns(ctx: Context, accountId: string): RunSummary[] {
-  return ctx.db
-    .query<SummaryRow, [string, number]>(
-      `SELECT ${SUMMARY_COLUMNS} FROM receipts WHERE account_id = ? AND run_id IS NOT NULL
-       GROUP BY run_id ORDER BY last_at DESC, last_seq DESC LIMIT ?`,
-    )
-    .all(accountId, RUNS_CAP)
-    .map((r) => summary(ctx, accountId, r));
+  return runTotalsOf(ctx, accountId, RUNS_CAP).map((r) => summary(ctx, accountId, r));
 }
 
 function summaryRow(ctx: Context, accountId: string, runId: string): SummaryRow {
-  const row = ctx.db
-    .query<SummaryRow, [string, string]>(`SELECT ${SUMMARY_COLUMNS} FROM receipts WHERE account_id = ? AND run_id = ? GROUP BY run_id`)
-    .get(accountId, runId);
+  const row = runTotals(ctx, accountId, runId);
   // Unknown, empty and another account's runs answer alike.
   if (!row) throw notFound("run");
   return row;
 }
 
-export interface RunReceiptRow {
-  seq: number;
-  id: string;
-  key_id: string | null;
-  kind: string;
-  status: string;
-  cost_micro_usd: number;
-  receipt: string;
-  signature: string;
-  signer: string;
-  created_at: number;
-}
+export type { RunReceiptRow };
 
 /** The run's receipts in minting order. */
-export function runReceipts(ctx: Context, accountId: string, runId: string): RunReceiptRow[] {
-  return ctx.db
-    .query<RunReceiptRow, [string, string]>(
-      "SELECT seq, id, key_id, kind, status, cost_micro_usd, receipt, signature, signer, created_at FROM receipts WHERE account_id = ? AND run_id = ? ORDER BY seq",
-    )
-    .all(accountId, runId);
-}
+export const runReceipts = (ctx: Context, accountId: string, runId: string): RunReceiptRow[] => receiptsOfRun(ctx, accountId, runId);
 
 export interface RunDetail extends RunSummary {
   /** The newest root over all current receipts (from a proof request), or null. */

@@ -73,6 +73,17 @@ export interface UptimeWindow {
   since: string;
 }
 
+/** When the first health sample ever was taken (ms), or null before the first. */
+export function firstSampleAt(ctx: Context): number | null {
+  return ctx.db.query<{ at: number | null }, []>("SELECT min(at) AS at FROM health_samples").get()?.at ?? null;
+}
+
+/** Samples taken in [from, to), and how many of them were healthy. */
+export function sampleCounts(ctx: Context, from: number, to = Number.MAX_SAFE_INTEGER): { n: number; healthy: number } {
+  const r = ctx.db.query<{ n: number; healthy: number | null }, [number, number]>("SELECT count(*) AS n, sum(ok) AS healthy FROM health_samples WHERE at >= ? AND at < ?").get(from, to)!;
+  return { n: r.n, healthy: r.healthy ?? 0 };
+}
+
 export function uptime(ctx: Context, windowMs: number): UptimeWindow {
   const now = ctx.clock.now();
   const intervalMs = ctx.config.health.sample_interval_secs * 1000;

@@ -24,7 +24,8 @@ import { isoTime } from "../../core/clock.ts";
 import { invalidCursor } from "../../core/cursor.ts";
 import type { UsageEvent } from "../../core/meter.ts";
 import type { Context } from "../../context.ts";
-import { isSuspended } from "../accounts/service.ts";
+import { sessionInForce } from "../auth/index.ts";
+import { isSuspended } from "../accounts/index.ts";
 import { eventsAfter, eventView, type UsageEventRow } from "./events.ts";
 
 export const HEARTBEAT_MS = 15_000;
@@ -56,8 +57,7 @@ export function parseLastEventId(ctx: Context, accountId: string, value: string)
 
 /** Signing out (or a suspension) ends the account's open streams at their next heartbeat. */
 function sessionLive(ctx: Context, viewer: StreamViewer): boolean {
-  const row = ctx.db.query<{ revoked_at: number | null; expires_at: number }, [string]>("SELECT revoked_at, expires_at FROM sessions WHERE id = ?").get(viewer.sessionId);
-  return !!row && row.revoked_at === null && row.expires_at > ctx.clock.now() && !isSuspended(ctx, viewer.accountId);
+  return sessionInForce(ctx, viewer.sessionId) && !isSuspended(ctx, viewer.accountId);
 }
 
 export function usageStream(ctx: Context, viewer: StreamViewer, resumeAfter: number | null, signal: AbortSignal | undefined, options: StreamOptions = {}): ReadableStream<Uint8Array> {

@@ -3,7 +3,7 @@
  * webhooks, through the same services as /v1/webhooks. A running svc serve picks up what these
  * queue (attempts are jobs in the database).
  */
-import { getAccount } from "../accounts/service.ts";
+import { getAccount } from "../accounts/index.ts";
 import { replayMissed } from "./replay.ts";
 import { enableWebhook, listDeliveries, listWebhooks, revokeWebhook } from "./service.ts";
 import { getWebhookRow, type WebhookRow } from "./store.ts";

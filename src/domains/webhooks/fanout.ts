@@ -10,6 +10,7 @@
  * The in-process bus only says "look now" (src/domains/webhooks/delivery.ts); events written by
  * another process (the CLI) or committed just before a crash are found by the periodic sweep.
  */
+import type { OutboxEventText } from "../../core/outbox.ts";
 import type { Context } from "../../context.ts";
 import { WEBHOOK_TEST, wants } from "./catalog.ts";
 
@@ -31,13 +32,7 @@ export function scheduleAttempt(ctx: Context, delivery: number, round: number, a
   ctx.scheduler.schedule(DELIVER_JOB, payload, { runAt, uniqueKey: `${DELIVER_JOB}:${delivery}:${round}:${attempt}`, maxAttempts: 5 });
 }
 
-interface EventRow {
-  seq: number;
-  id: string;
-  type: string;
-  account_id: string | null;
-  payload: string;
-}
+type EventRow = OutboxEventText;
 
 interface Subscriber {
   id: string;
@@ -87,7 +82,7 @@ const scanned = new WeakMap<Context, number>();
 const durableCursor = (ctx: Context): number => ctx.db.query<{ last_seq: number }, []>("SELECT last_seq FROM webhook_fanout WHERE id = 1").get()!.last_seq;
 
 function readAfter(ctx: Context, seq: number): EventRow[] {
-  return ctx.db.query<EventRow, [number, number]>("SELECT seq, id, type, account_id, payload FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?").all(seq, BATCH);
+  return ctx.outbox.scan(seq, BATCH);
 }
 
 /** Each event's subscribers (one webhooks query per account in the batch). */

@@ -34,6 +34,9 @@ export interface ReplayResult {
 /** A pending delivery whose next attempt is this overdue has lost its job (it failed for good): replay takes it over. */
 const STUCK_MS = 2 * 3_600_000;
 
+/** Events read per page while looking for what to replay. */
+const PAGE = 1000;
+
 interface Candidate {
   seq: number;
   id: string;
@@ -42,6 +45,24 @@ interface Candidate {
   status: DeliveryStatus | null;
   round: number | null;
   next_attempt_at: number | null;
+}
+
+/** The account's events after `after` (since `since`), each with this webhook's delivery row for it if any. */
+function candidates(ctx: Context, row: WebhookRow, after: number, since: number): Candidate[] {
+  const events = ctx.outbox.scanAccount(row.account_id, after, since, PAGE);
+  if (!events.length) return [];
+  const deliveries = new Map(
+    ctx.db
+      .query<{ event_id: string; id: number; status: DeliveryStatus; round: number; next_attempt_at: number | null }, [string, string]>(
+        "SELECT event_id, id, status, round, next_attempt_at FROM webhook_deliveries WHERE webhook_id = ? AND event_id IN (SELECT value FROM json_each(?))",
+      )
+      .all(row.id, JSON.stringify(events.map((e) => e.id)))
+      .map((d) => [d.event_id, d]),
+  );
+  return events.map((e) => {
+    const d = deliveries.get(e.id);
+    return { seq: e.seq, id: e.id, type: e.type, delivery_id: d?.id ?? null, status: d?.status ?? null, round: d?.round ?? null, next_attempt_at: d?.next_attempt_at ?? null };
+  });
 }
 
 export function replayMissed(ctx: Context, row: WebhookRow, since: number): ReplayResult {
@@ -59,14 +80,7 @@ export function replayMissed(ctx: Context, row: WebhookRow, since: number): Repl
     let more = false;
     // Pages over the account's events; most may not match the filter or may already be delivered.
     for (;;) {
-      const page = ctx.db
-        .query<Candidate, [string, string, number, number]>(
-          `SELECT e.seq, e.id, e.type, d.id AS delivery_id, d.status, d.round, d.next_attempt_at
-           FROM outbox_events e LEFT JOIN webhook_deliveries d ON d.webhook_id = ?1 AND d.event_id = e.id
-           WHERE e.account_id = ?2 AND e.seq > ?3 AND e.created_at >= ?4
-           ORDER BY e.seq LIMIT 1000`,
-        )
-        .all(row.id, row.account_id, after, since);
+      const page = candidates(ctx, row, after, since);
       for (const e of page) {
         if (e.type === WEBHOOK_TEST || !wants(filter, e.type)) continue;
         if (e.status === "delivered") continue;
@@ -86,7 +100,7 @@ export function replayMissed(ctx: Context, row: WebhookRow, since: number): Repl
         }
         queued++;
       }
-      if (more || page.length < 1000) break;
+      if (more || page.length < PAGE) break;
       after = page.at(-1)!.seq;
     }
     return { webhook_id: row.id, since: new Date(since).toISOString(), queued, more };

@@ -10,7 +10,7 @@
 import { ApiError, conflict, invalidField, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Context } from "../../context.ts";
-import { assertWithinPlanLimit } from "../billing/limits.ts";
+import { assertWithinPlanLimit } from "../billing/index.ts";
 import { parseEventFilter, WEBHOOK_TEST } from "./catalog.ts";
 import { sealSecret, newWebhookSecret } from "./signing.ts";
 import { resolveTarget, TargetRefused } from "./ssrf.ts";

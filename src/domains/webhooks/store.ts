@@ -109,7 +109,4 @@ export function getDeliveryRow(ctx: Context, id: number): DeliveryRow | null {
 }
 
 /** One outbox event by its id (what a delivery sends). */
-export function getEvent(ctx: Context, id: string): OutboxEvent | null {
-  const row = ctx.db.query<Omit<OutboxEvent, "payload"> & { payload: string }, [string]>("SELECT seq, id, type, account_id, payload, created_at FROM outbox_events WHERE id = ?").get(id);
-  return row ? { ...row, payload: JSON.parse(row.payload) as Record<string, unknown> } : null;
-}
+export const getEvent = (ctx: Context, id: string): OutboxEvent | null => ctx.outbox.get(id);
