@@ -1,5 +1,5 @@
 /**
- * Child process for test/domains/webhook-tls.test.ts: one postPinned() to an https target
+ * Child process for test/domains/webhooks/tls.test.ts: one postPinned() to an https target
  * pinned to 127.0.0.1, with the parent's test CA trusted through NODE_EXTRA_CA_CERTS (the only
  * way to add a CA to fetch without a test-only option in the product). Prints one JSON line.
  * Usage: bun test/support/pinned-post.ts PORT SERVER_NAME

@@ -21,7 +21,7 @@
  * named event on to the caller and its ResponseStream helper throws on a type it does not know.
  * It comes after the API's own final event (message_stop, response.completed), and for chat
  * completions just BEFORE `data: [DONE]`, so a client that stops reading at [DONE] has it.
- * test/domains/inference-sdk.test.ts checks all three SDK readers against it; docs/inference.md
+ * test/domains/inference/sdk.test.ts checks all three SDK readers against it; docs/inference.md
  * documents it.
  */
 import { createParser } from "eventsource-parser";

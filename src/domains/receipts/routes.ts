@@ -5,7 +5,7 @@
  *
  * Literal segments win over templates (spec §9.3): /pubkey, /verify and /shared/:id are
  * matched before /:id and /:id/share — Elysia's router prefers static segments, and
- * test/domains/receipts.test.ts holds it to that.
+ * test/domains/receipts/receipts.test.ts holds it to that.
  */
 import { Elysia, t } from "elysia";
 import type { Context } from "../../context.ts";

@@ -1,7 +1,7 @@
 /**
  * The event catalogue of spec §6: every type a webhook may subscribe to, whether or not the
  * feature that emits it has shipped yet (a subscription made today keeps working when it
- * does). test/domains/events-catalog.test.ts holds the same table with, for each type, the
+ * does). test/domains/webhooks/events-catalog.test.ts holds the same table with, for each type, the
  * feature that emits it, and fails when a shipped feature does not.
  */
 import { invalidField } from "../../core/errors.ts";
