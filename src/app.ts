@@ -11,6 +11,8 @@ import { type AnyElysia, Elysia } from "elysia";
 import type { Context } from "./context.ts";
 import { bodyHook } from "./core/body.ts";
 import { errorHandler } from "./core/error-handler.ts";
+import { type MethodsOf, methodsOf } from "./core/route-methods.ts";
+import { type BodyKind, bodyKinds, checkBodyKind } from "./core/body-shape.ts";
 import { isDenied } from "./domains/admin/index.ts";
 import { paymentTerms } from "./domains/billing/index.ts";
 import { modules } from "./domains/index.ts";
@@ -20,14 +22,25 @@ import { enabledModules } from "./module.ts";
 
 export function buildApp(ctx: Context): AnyElysia {
   const started = new WeakMap<Request, number>();
+  // Built from the mounted routes on first use (the routes are mounted below).
+  let methods: MethodsOf | undefined;
+  let kinds: Map<string, BodyKind> | undefined;
   const app: AnyElysia = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       started.set(request, performance.now());
     })
     // The operator's denylist (admin) is checked on every body before any handler sees it.
-    .onParse({ as: "global" }, bodyHook({ maxBytes: ctx.config.max_body_bytes, isDenied: (sha) => isDenied(ctx, sha) }))
+    .onParse({ as: "global" }, bodyHook({
+        maxBytes: ctx.config.max_body_bytes,
+        maxJsonDepth: ctx.config.max_json_depth,
+        maxJsonElements: ctx.config.max_json_elements,
+        isDenied: (sha) => isDenied(ctx, sha),
+      }),)
+    // A body of the wrong kind (null, an array, fields on a route that takes none) is a 400; after
+    // authentication (a caller without credentials learns nothing of the route), before the handler.
+    .onBeforeHandle({ as: "global" }, ({ body, request, route }) => checkBodyKind((kinds ??= bodyKinds(app.routes)).get(`${request.method} ${route}`), body))
     // x402 terms ride on 402 insufficient_credit from any route: added here, in the one error handler.
-    .onError({ as: "global" }, errorHandler(ctx.log, paymentTerms(ctx)))
+    .onError({ as: "global" }, errorHandler(ctx.log, { decorate: paymentTerms(ctx), methodsOf: () => (methods ??= methodsOf(app.routes)) }))
     .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
       const t0 = started.get(request);
       const status = typeof set.status === "number" ? set.status : 200;

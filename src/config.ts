@@ -25,6 +25,10 @@ const CoreSections = {
   log_level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error")]),
   trust_proxy: T.Boolean(),
   max_body_bytes: T.Integer({ minimum: 1024, maximum: 1 << 30 }),
+  /** Deepest nesting of arrays and objects a JSON request body may have (400 json_too_deep beyond). */
+  max_json_depth: T.Integer({ minimum: 8, maximum: 1024 }),
+  /** Most values a JSON request body may hold (400 json_too_many_values beyond). */
+  max_json_elements: T.Integer({ minimum: 1000, maximum: 100_000_000 }),
   shutdown_grace_secs: T.Integer({ minimum: 0, maximum: 600 }),
   rate_limit: T.Object(
     {
@@ -99,6 +103,8 @@ export function defaultsOf(parts: readonly ConfigPart[]): Omit<Config, "config_p
     log_level: "info",
     trust_proxy: false,
     max_body_bytes: 10 * 1024 * 1024,
+    max_json_depth: 64,
+    max_json_elements: 1_000_000,
     shutdown_grace_secs: 20,
     rate_limit: { public_per_minute: 300, public_burst: 60 },
     scheduler: { poll_ms: 500, lease_secs: 300, concurrency: 4 },

@@ -74,7 +74,7 @@ function listen(app: AnyElysia, ctx: Context): void {
     // Elysia turns SO_REUSEPORT on by default; a second svc on the same port would then share it
     // (and run a second scheduler on the same database). One process per port: fail instead.
     reusePort: false,
-    maxRequestBodySize: ctx.config.max_body_bytes + BODY_LIMIT_MARGIN,
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Long upstream calls (inference, sandboxes) can be quiet for a while; 255 s is Bun's maximum.
     idleTimeout: 255,
   });

@@ -3,12 +3,21 @@
  * buffered), the operator's payload denylist (a body whose sha256 is listed never reaches a
  * handler or an upstream), and parsing by content type with a clear 400 for malformed JSON.
  * The raw bytes stay available to handlers that verify signatures over them.
+ *
+ * JSON is also bounded in shape before it is parsed: nesting depth and the number of values.
+ * Everything downstream (schema validation, translation, canonical JSON) walks values
+ * recursively; a few thousand brackets in ten kilobytes would otherwise exhaust the stack there
+ * and turn a hostile body into a 500. The scan is one pass over the bytes.
  */
 import { createHash } from "node:crypto";
 import { ApiError, payloadTooLarge } from "./errors.ts";
 
 export interface BodyPolicy {
   maxBytes: number;
+  /** Deepest nesting of arrays and objects a JSON body may have. */
+  maxJsonDepth: number;
+  /** Most values (array elements, object members, scalars) a JSON body may hold. */
+  maxJsonElements: number;
   /** Called with the hex sha256 of every non-empty body; true refuses the request. */
   isDenied(sha256: string): boolean;
 }
@@ -59,9 +68,52 @@ function formToObject(form: { keys(): Iterable<string>; getAll(key: string): unk
   return out;
 }
 
-export async function parseBytes(bytes: Uint8Array, contentType: string): Promise<unknown> {
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+const COMMA = 0x2c;
+
+export interface JsonLimits {
+  maxDepth: number;
+  maxElements: number;
+}
+
+/**
+ * 400 when the JSON text nests deeper or holds more values than allowed. Counts structure
+ * outside strings only; malformed text is left for JSON.parse to report.
+ */
+export function checkJsonShape(bytes: Uint8Array, limits: JsonLimits): void {
+  let depth = 0;
+  let elements = 1;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+      continue;
+    }
+    if (b === QUOTE) inString = true;
+    else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+      if (++depth > limits.maxDepth) {
+        throw new ApiError(400, "json_too_deep", `request body nests arrays and objects more than ${limits.maxDepth} levels deep`, { max_depth: limits.maxDepth });
+      }
+    } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) depth--;
+    else if (b === COMMA && ++elements > limits.maxElements) {
+      throw new ApiError(400, "json_too_many_values", `request body holds more than ${limits.maxElements} JSON values`, { max_values: limits.maxElements });
+    }
+  }
+}
+
+const isJson = (type: string): boolean => type === "" || type === "application/json" || type.endsWith("+json");
+
+export async function parseBytes(bytes: Uint8Array, contentType: string, limits?: JsonLimits): Promise<unknown> {
   const type = contentType.split(";")[0]!.trim().toLowerCase();
-  if (type === "" || type === "application/json" || type.endsWith("+json")) {
+  if (isJson(type)) {
+    if (limits) checkJsonShape(bytes, limits);
     try {
       return JSON.parse(decoder.decode(bytes));
     } catch (err) {
@@ -88,6 +140,6 @@ export function bodyHook(policy: BodyPolicy) {
     if (bytes.byteLength === 0) return undefined;
     if (policy.isDenied(createHash("sha256").update(bytes).digest("hex"))) throw payloadDenied();
     rawBodies.set(request, bytes);
-    return parseBytes(bytes, contentType ?? "");
+    return parseBytes(bytes, contentType ?? "", { maxDepth: policy.maxJsonDepth, maxElements: policy.maxJsonElements });
   };
 }

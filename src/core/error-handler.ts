@@ -10,6 +10,7 @@
 import { ApiError, errorResponse } from "./errors.ts";
 import { newId } from "./ids.ts";
 import type { Logger } from "./log.ts";
+import type { MethodsOf } from "./route-methods.ts";
 
 /** Extra top-level body fields and headers for an ApiError's response; svc's `error` object always wins. */
 export type ErrorDecorator = (error: ApiError, request: Request) => { body?: Record<string, unknown>; headers?: Record<string, string> } | null;
@@ -57,9 +58,29 @@ function validationError(err: ValidationLike): ApiError {
   return new ApiError(400, "invalid_request", `${first.param}: ${first.reason}`, { param: first.param, errors });
 }
 
-export function errorHandler(log: Logger, decorate?: ErrorDecorator) {
+export interface ErrorHandlerOptions {
+  /** Extra fields a domain adds to some ApiErrors (x402 terms on a 402). */
+  decorate?: ErrorDecorator;
+  /** The methods a path is served with, for 405 and OPTIONS (the routes are known only once mounted). */
+  methodsOf?: () => MethodsOf;
+}
+
+/** No route for this method: 405 with Allow when the path is served with other methods; OPTIONS lists them. */
+function unmatched(request: Request, methodsOf?: () => MethodsOf): Response {
+  const url = new URL(request.url);
+  const allowed = methodsOf?.()(url.pathname) ?? [];
+  if (allowed.length) {
+    const allow = [...allowed, "OPTIONS"].join(", ");
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { allow } });
+    return errorResponse(new ApiError(405, "method_not_allowed", `${url.pathname} does not take ${request.method}; it takes ${allowed.join(", ")}`, { allowed_methods: allowed }), { allow });
+  }
+  return errorResponse(new ApiError(404, "not_found", `no route for ${request.method} ${url.pathname}`));
+}
+
+export function errorHandler(log: Logger, options: ErrorHandlerOptions = {}) {
+  const { decorate, methodsOf } = options;
   return (c: { code: string | number; error: unknown; request: Request; set: { status?: number | string } }): Response => {
-    const response = toResponse(c.code, c.error, c.request, log, decorate);
+    const response = c.code === "NOT_FOUND" ? unmatched(c.request, methodsOf) : toResponse(c.code, c.error, c.request, log, decorate);
     // Telemetry reads the status from `set`, which a returned Response does not update.
     c.set.status = response.status;
     return response;
@@ -86,10 +107,6 @@ function toResponse(code: string | number, error: unknown, request: Request, log
   if (error instanceof ApiError) return apiErrorResponse(error, request, log, decorate);
   if (code === "PARSE" && cause instanceof ApiError) return apiErrorResponse(cause, request, log, decorate);
   if (code === "VALIDATION" && (error as ValidationLike).type !== "response") return errorResponse(validationError(error as ValidationLike));
-  if (code === "NOT_FOUND") {
-    const url = new URL(request.url);
-    return errorResponse(new ApiError(404, "not_found", `no route for ${request.method} ${url.pathname}`));
-  }
   if (code === "PARSE") return errorResponse(new ApiError(400, "invalid_body", "request body could not be parsed"));
   if (code === "INVALID_COOKIE_SIGNATURE") return errorResponse(new ApiError(400, "invalid_cookie", "a cookie is malformed"));
   const reference = newId("err");

@@ -18,9 +18,16 @@ export function buildOpenApiDocument(app: AnyElysia, info: { title: string; vers
   // Our app-wide body hook parses every content type itself, which hides the request body
   // schema from the generator; put each route's JSON body schema back.
   for (const route of app.routes) {
-    const body = (route.hooks as { body?: unknown } | undefined)?.body;
+    const hooks = route.hooks as { body?: unknown; detail?: { requestBody?: unknown } } | undefined;
+    const body = hooks?.body;
     const op = paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()];
-    if (!op || !body || typeof body !== "object") continue;
+    if (!op) continue;
+    // A route that validates loosely (any JSON) may still document the body it expects.
+    if (hooks?.detail?.requestBody) {
+      op.requestBody = hooks.detail.requestBody;
+      continue;
+    }
+    if (!body || typeof body !== "object") continue;
     const requestBody = op.requestBody as { content?: Record<string, unknown> } | undefined;
     if (requestBody?.content && Object.keys(requestBody.content).length) continue;
     const schema = unwrapSchema(body as never, undefined, "input", "3.1.0");

@@ -64,12 +64,21 @@ export interface VerifiedSiwe {
   statement: string | null;
 }
 
+/**
+ * What the siwe parser says that a client can act on: its "line N: …" findings. The rest of its
+ * message is the grammar engine's state object and line counters, which mean nothing outside it.
+ */
+function parserReason(err: unknown): string {
+  const text = err instanceof Error ? err.message : Array.isArray(err) ? err.join("\n") : String(err);
+  const findings = [...new Set(text.split("\n").filter((line) => /^line \d+: /.test(line.trim())).map((line) => line.trim()))];
+  return findings.length ? findings.slice(0, 5).join("; ") : "it does not follow the format (a domain line, the address line, then the fields, one per line)";
+}
+
 function parse(message: string): SiweMessage {
   try {
     return new SiweMessage(message);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : Array.isArray(err) ? err.join("; ") : String(err);
-    throw siweRejected("malformed_message", `message is not a valid EIP-4361 message: ${reason}`);
+    throw siweRejected("malformed_message", `message is not a valid EIP-4361 message: ${parserReason(err)}`);
   }
 }
 

@@ -1,12 +1,26 @@
 /** Small facts about other processes, by PID, for pid files left behind by a crash. */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 
+/**
+ * True while the process runs. A zombie (exited, not yet reaped: its parent died and the
+ * machine's PID 1 has not collected it) still answers signal 0 but runs nothing, so it is dead.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as { code?: string }).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    // "pid (comm) S …": the state follows the last ")", since comm may itself hold one.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return false; // no /proc (not Linux) or gone meanwhile: signal 0 said it was there
   }
 }
 

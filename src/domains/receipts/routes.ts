@@ -60,6 +60,8 @@ export function receiptRoutes(ctx: Context) {
         return verifyReceipt(input.receipt, input.signature, listSigners(ctx.db));
       },
       {
+        // Any JSON at all: the handler answers every shape itself.
+        body: t.Unknown(),
         detail: {
           summary: "Verify a receipt (or any svc signed statement): {valid, recovered_address, payload}, with signer when valid and reason when not",
           tags,

@@ -66,7 +66,7 @@ function setUp(opts: { credit?: number; confirmations?: number; config?: (c: Con
   if (opts.credit) h.ctx.ledger.credit(account.id, opts.credit, { type: "test" });
   const key = opts.key ? opts.key(account.id) : apiKeyFor(h.ctx, account.id).token;
   const app = new Elysia()
-    .onError({ as: "global" }, errorHandler(silentLogger, paymentTerms(h.ctx)))
+    .onError({ as: "global" }, errorHandler(silentLogger, { decorate: paymentTerms(h.ctx) }))
     .use(
       new Elysia().use(guards.apiKey(h.ctx)).post("/v1/probe", ({ principal }) => {
         const r = h.ctx.meter.reserve({ accountId: principal.accountId, keyId: principal.keyId, amount: PROBE_COST, kind: "probe" });
