@@ -7,6 +7,13 @@ export type MicroUsd = number;
 
 export const MICRO_PER_USD = 1_000_000;
 
+/**
+ * The largest amount one *_micro_usd value may carry, in any request, config key or CLI flag:
+ * 10^15 micro-USD, one billion dollars. Nine of them still add up exactly (below 2^53), so a
+ * total over a few maximal amounts never rounds.
+ */
+export const MAX_MICRO_USD = 1_000_000_000_000_000;
+
 export function isMicroUsd(value: unknown): value is MicroUsd {
   return typeof value === "number" && Number.isSafeInteger(value);
 }
@@ -31,9 +38,19 @@ export function parseUsd(text: string): MicroUsd {
   if (!m) throw new RangeError(`"${text}" is not a dollar amount with at most six decimals`);
   const [, neg, whole, frac = ""] = m;
   const micro = BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, "0"));
-  const value = Number(neg ? -micro : micro);
-  if (!Number.isSafeInteger(value)) throw new RangeError(`"${text}" is too large`);
-  return value;
+  if (micro > BigInt(MAX_MICRO_USD)) throw new RangeError(`"${text}" is more than the largest amount, ${formatUsd(MAX_MICRO_USD)}`);
+  return Number(neg ? -micro : micro);
+}
+
+/**
+ * A micro-USD amount as an operator types it on the command line: a whole number from `min`
+ * to MAX_MICRO_USD ("1e6", "1.5" and "-3" are refused, never read as something else).
+ */
+export function parseMicroUsd(text: string, min = 0): MicroUsd {
+  if (!/^\d+$/.test(text.trim())) throw new RangeError(`"${text}" is not a whole number of micro-USD`);
+  const value = BigInt(text.trim());
+  if (value < BigInt(min) || value > BigInt(MAX_MICRO_USD)) throw new RangeError(`"${text}" must be between ${min} and ${MAX_MICRO_USD} micro-USD`);
+  return Number(value);
 }
 
 /** "$1.50", "$0.000123": at least two decimals, trailing zeros beyond them dropped. */

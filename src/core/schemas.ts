@@ -4,11 +4,29 @@
  * "100" is not silently taken for an amount of money.
  */
 import { Type, type TSchema } from "@sinclair/typebox";
+import { MAX_MICRO_USD } from "./money.ts";
 
 export const Int = (options: Parameters<typeof Type.Integer>[0] = {}) => Type.Integer(options);
 
-export const MicroUsd = (options: Parameters<typeof Type.Integer>[0] = {}) =>
-  Type.Integer({ description: "integer micro-USD (millionths of a dollar)", ...options });
+type IntegerOptions = NonNullable<Parameters<typeof Type.Integer>[0]>;
+
+/**
+ * Every *_micro_usd value of every route, config key and response: an integer from 0 (or a
+ * higher `minimum`) to MAX_MICRO_USD (or a lower `maximum`). The one definition of money's
+ * type; test/app/money.test.ts fails on a *_micro_usd field of the OpenAPI document or of the
+ * config that does not use it.
+ */
+export const MicroUsd = (options: IntegerOptions = {}) =>
+  Type.Integer({
+    description: "integer micro-USD (millionths of a dollar)",
+    ...options,
+    minimum: Math.max(0, Number(options.minimum ?? 0)),
+    maximum: Math.min(MAX_MICRO_USD, Number(options.maximum ?? MAX_MICRO_USD)),
+  });
+
+/** A signed amount (a ledger adjustment that takes credit away is negative): ±MAX_MICRO_USD. */
+export const SignedMicroUsd = (options: IntegerOptions = {}) =>
+  Type.Integer({ description: "integer micro-USD (millionths of a dollar); negative takes credit away", ...options, minimum: -MAX_MICRO_USD, maximum: MAX_MICRO_USD });
 
 export const Sha256Hex = (error = "must be a sha256 digest: 64 hex characters") => Type.String({ pattern: "^[0-9a-fA-F]{64}$", error });
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { sha256Hex } from "../../core/secrets.ts";
-import { formatUsd } from "../../core/money.ts";
+import { formatUsd, parseMicroUsd } from "../../core/money.ts";
 import { setSuspended } from "../accounts/index.ts";
 import { addDenied, listDenied, removeDenied } from "./denylist.ts";
 import { adminMetrics } from "./metrics.ts";
@@ -127,9 +127,14 @@ function creditCommand(direction: "grant" | "debit"): Command {
       const amountText = str(values["micro-usd"]);
       const reason = str(values.reason);
       if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
-      if (!amountText || !/^[1-9]\d*$/.test(amountText) || !Number.isSafeInteger(Number(amountText))) throw new UsageError("--micro-usd must be a whole number greater than 0");
+      if (!amountText) throw new UsageError("--micro-usd must be a whole number greater than 0");
+      let amount: number;
+      try {
+        amount = parseMicroUsd(amountText, 1);
+      } catch (err) {
+        throw new UsageError(`--micro-usd: ${(err as Error).message}`);
+      }
       if (!reason) throw new UsageError("--reason is required: an adjustment without a reason cannot be audited");
-      const amount = Number(amountText);
       return host.withContext(values, (ctx) => {
         const entry = adjustCredit(ctx, "cli", { accountId, direction, amount, reason });
         if (values.json) return void console.log(JSON.stringify(entry, null, 2));

@@ -17,7 +17,7 @@ export function alertRoutes(ctx: Context) {
     .put("", ({ principal, body }) => setAlerts(ctx, principal.accountId, body.balance_low_micro_usd), {
       body: t.Object(
         {
-          balance_low_micro_usd: t.Union([MicroUsd({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }), t.Null()], {
+          balance_low_micro_usd: t.Union([MicroUsd(), t.Null()], {
             error: "must be a whole number of micro-USD, 0 or more, or null",
             description: "balance_low fires when a debit takes the balance below this; null: the deployment default; 0: never",
           }),

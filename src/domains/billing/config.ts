@@ -3,6 +3,7 @@
  * accepted on (svc chains add|list|remove), and the plan catalogue (GET /v1/billing/plans).
  */
 import { type Static, Type as T } from "@sinclair/typebox";
+import { MicroUsd } from "../../core/schemas.ts";
 import { type Config, ConfigError, type ConfigPart } from "../../config.ts";
 
 export const BillingSection = T.Object(
@@ -11,7 +12,7 @@ export const BillingSection = T.Object(
     /** Where USDT deposits and x402 payments go; empty = deposits and payments off. */
     treasury: T.String(),
     /** Deployment default balance_low threshold (an account may set its own). */
-    balance_low_micro_usd: T.Integer({ minimum: 0 }),
+    balance_low_micro_usd: MicroUsd(),
   },
   { additionalProperties: false },
 );
@@ -38,7 +39,7 @@ export const PlansSection = T.Array(
     {
       id: T.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" }),
       name: T.String({ minLength: 1 }),
-      monthly_fee_micro_usd: T.Integer({ minimum: 0 }),
+      monthly_fee_micro_usd: MicroUsd(),
       retention_days: T.Integer({ minimum: 1 }),
       limits: T.Record(T.String(), T.Integer({ minimum: 0 })),
       features: T.Array(T.String()),

@@ -37,7 +37,7 @@ export function ghostRoutes(ctx: Context) {
             lifetime_secs: Int({ minimum: min, maximum: max, error: `must be a whole number of seconds from ${min} to ${max}`, description: "how long the key lives" }),
             scopes: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 40 }), { maxItems: 32, description: 'scope names (docs/scopes.md); absent: ["*"]' })),
             budget_micro_usd: t.Optional(
-              Nullable(MicroUsd({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "total the ghost's key may ever spend; absent or null: bounded only by the account's credit" })),
+              Nullable(MicroUsd({ minimum: 1, description: "total the ghost's key may ever spend; absent or null: bounded only by the account's credit" })),
             ),
             name: t.Optional(Nullable(t.String({ minLength: 1, maxLength: 100 }))),
           },

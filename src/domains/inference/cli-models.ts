@@ -4,7 +4,7 @@
  * A running server picks changes up within a second (src/domains/inference/catalog.ts).
  */
 import type { ModelConfig } from "./config.ts";
-import { formatUsd } from "../../core/money.ts";
+import { formatUsd, parseMicroUsd } from "../../core/money.ts";
 import { HOT_RELOAD_NOTICE, saveCatalog } from "./catalog.ts";
 import { type Command, CommandFailed, type Group, locationOptions, type Parsed, str, UsageError } from "../../cli/command.ts";
 
@@ -12,6 +12,16 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const MODALITIES = ["text", "image"] as const;
 
 const strings = (v: Parsed["values"][string]): string[] => (Array.isArray(v) ? v : typeof v === "string" ? [v] : []);
+
+/** A price flag: integer micro-USD per million tokens, bounded like every amount (core/money.ts). */
+function price(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseMicroUsd(text);
+  } catch (err) {
+    throw new UsageError(`--${flag}: ${(err as Error).message} (prices are integer micro-USD per million tokens)`);
+  }
+}
 
 function integer(flag: string, text: string | undefined, min: number): number | undefined {
   if (text === undefined) return undefined;
@@ -67,9 +77,9 @@ const add: Command = {
     if (!upstream) throw new UsageError("--upstream NAME is required");
     const type = str(values.type) ?? "chat";
     if (type !== "chat" && type !== "embedding") throw new UsageError(`--type must be chat or embedding, got "${type}"`);
-    const input = integer("input-micro-usd-per-mtok", str(values["input-micro-usd-per-mtok"]), 0);
+    const input = price("input-micro-usd-per-mtok", str(values["input-micro-usd-per-mtok"]));
     if (input === undefined) throw new UsageError("--input-micro-usd-per-mtok N is required");
-    const output = integer("output-micro-usd-per-mtok", str(values["output-micro-usd-per-mtok"]), 0);
+    const output = price("output-micro-usd-per-mtok", str(values["output-micro-usd-per-mtok"]));
     if (output === undefined && type === "chat") throw new UsageError("--output-micro-usd-per-mtok N is required for chat models");
     const modalities = strings(values.modality);
     for (const m of modalities) if (!(MODALITIES as readonly string[]).includes(m)) throw new UsageError(`--modality must be one of ${MODALITIES.join(", ")}, got "${m}"`);
@@ -88,7 +98,7 @@ const add: Command = {
       type,
       input_micro_usd_per_mtok: input,
       output_micro_usd_per_mtok: output,
-      cached_input_micro_usd_per_mtok: integer("cached-input-micro-usd-per-mtok", str(values["cached-input-micro-usd-per-mtok"]), 0),
+      cached_input_micro_usd_per_mtok: price("cached-input-micro-usd-per-mtok", str(values["cached-input-micro-usd-per-mtok"])),
       context_length: integer("context-length", str(values["context-length"]), 1),
       max_output: integer("max-output", str(values["max-output"]), 1),
       modalities: (modalities.length ? [...new Set(modalities)] : ["text"]) as ModelConfig["modalities"],

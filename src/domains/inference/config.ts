@@ -4,6 +4,7 @@
  * a running server (catalog.ts), which checks them with parseInferenceSection, as start does.
  */
 import { type Static, Type as T } from "@sinclair/typebox";
+import { MicroUsd } from "../../core/schemas.ts";
 import { Value } from "@sinclair/typebox/value";
 import { ConfigError, type ConfigPart, schemaMessage } from "../../config.ts";
 
@@ -15,7 +16,7 @@ export type PrivacyTier = (typeof PRIVACY_TIERS)[number];
 
 const ProviderName = T.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,31}$" });
 /** Prices are integers in micro-USD per million tokens; absent = not priced (such a model is refused, never billed at 0). */
-const PricePerMtok = T.Optional(T.Integer({ minimum: 0 }));
+const PricePerMtok = T.Optional(MicroUsd());
 
 /** One upstream LLM API (svc providers add|list|remove). */
 export const ProviderSchema = T.Object(
@@ -71,7 +72,7 @@ export const AssistantSection = T.Object(
     /** A model id of the catalogue; empty = the assistant is off (404). */
     model: T.String({ maxLength: 128 }),
     /** What all assistant calls together may cost per UTC day, integer micro-USD. */
-    daily_budget_micro_usd: T.Integer({ minimum: 0 }),
+    daily_budget_micro_usd: MicroUsd(),
     /** Requests per minute per client address (its burst is the same number). */
     per_ip_per_minute: T.Integer({ minimum: 1, maximum: 10_000 }),
     /** The most output one answer may have (a request may ask for less). */

@@ -6,12 +6,13 @@
  */
 import { Elysia, t } from "elysia";
 import { listObject } from "../../core/envelopes.ts";
+import { MicroUsd, Nullable } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import type { CatalogModel, CatalogProvider } from "./catalog.ts";
 
 const tags = ["inference"];
-const PerMtok = t.Union([t.Integer(), t.Null()], { description: "integer micro-USD per million tokens; null when not priced (the model is then refused, 503 not_priced)" });
+const PerMtok = Nullable(MicroUsd({ description: "integer micro-USD per million tokens; null: not priced (the model is refused)" }));
 
 const ModelView = t.Object({
   id: t.String(),
@@ -23,7 +24,7 @@ const ModelView = t.Object({
   pricing: t.Object({
     input_micro_usd_per_mtok: PerMtok,
     output_micro_usd_per_mtok: PerMtok,
-    cached_input_micro_usd_per_mtok: t.Union([t.Integer(), t.Null()], { description: "cache reads; null: billed at the input price" }),
+    cached_input_micro_usd_per_mtok: Nullable(MicroUsd({ description: "cache reads; null: billed at the input price" })),
   }),
   context_length: t.Union([t.Integer(), t.Null()]),
   max_output: t.Union([t.Integer(), t.Null()]),

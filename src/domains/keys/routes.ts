@@ -59,9 +59,9 @@ export function keyRoutes(ctx: Context) {
           {
             name: t.Optional(Nullable(Name)),
             scopes: t.Optional(Scopes),
-            monthly_cap_micro_usd: t.Optional(Nullable(MicroUsd({ minimum: 0 }))),
+            monthly_cap_micro_usd: t.Optional(Nullable(MicroUsd())),
             privacy_tier: t.Optional(Nullable(t.Union(PRIVACY_TIERS.map((tier) => t.Literal(tier)), { description: "the privacy tier inference calls with this key ask for unless they set svc_privacy_tier; absent: standard (docs/inference.md)" }))),
-            breaker_micro_usd_per_minute: t.Optional(Nullable(MicroUsd({ minimum: 0, description: "spend per rolling minute that freezes the key; 0 turns the breaker off; absent: the deployment default" }))),
+            breaker_micro_usd_per_minute: t.Optional(Nullable(MicroUsd({ description: "spend per rolling minute that freezes the key; 0 turns the breaker off; absent: the deployment default" }))),
             ...Expiry,
           },
           { additionalProperties: false },
@@ -116,7 +116,7 @@ export function keyRoutes(ctx: Context) {
           {
             name: t.Optional(Nullable(Name)),
             scopes: t.Optional(Scopes),
-            monthly_cap_micro_usd: t.Optional(Nullable(MicroUsd({ minimum: 0 }))),
+            monthly_cap_micro_usd: t.Optional(Nullable(MicroUsd())),
             allowed_models: t.Optional(Nullable(Models)),
             allowed_services: t.Optional(Nullable(Models)),
             ...Expiry,

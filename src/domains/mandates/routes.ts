@@ -20,7 +20,7 @@ const Time = (description: string) => t.String({ format: "date-time", maxLength:
 const Names = (what: string) =>
   t.Array(t.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 100, description: `the only ${what} the mandate's key may use; absent or null: any` });
 // Canonical JSON (the proof) holds safe integers only; nothing larger is money here anyway.
-const Budget = (options: { minimum: number; description: string }) => MicroUsd({ ...options, maximum: Number.MAX_SAFE_INTEGER });
+const Budget = (options: { minimum: number; description: string }) => MicroUsd(options);
 
 /** TypeBox's date-time format also takes a bare date; a mandate's window needs an instant. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
