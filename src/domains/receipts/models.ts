@@ -163,6 +163,7 @@ export const SharedReceipt = t.Object(
   closed,
 );
 
-export const BadgeResponses = {
+/** The SVG is not JSON, so its content type is declared in the document directly (fresh per mount: the builder adds error statuses to it). */
+export const badgeResponses = () => ({
   200: { description: "The badge: kind, verified or unverified, cost", content: { "image/svg+xml": { schema: { type: "string" as const } } } },
-};
+});

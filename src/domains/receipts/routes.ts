@@ -76,7 +76,7 @@ export function receiptRoutes(ctx: Context) {
       {
         params: M.Params,
         // Not JSON: the SVG's content type is declared here (a response schema would be documented as JSON or text/plain).
-        detail: { summary: "SVG badge of a shared receipt: kind, verified, cost (404 when not shared)", tags, responses: M.BadgeResponses },
+        detail: { summary: "SVG badge of a shared receipt: kind, verified, cost (404 when not shared)", tags, responses: M.badgeResponses() },
       },
     );
 
