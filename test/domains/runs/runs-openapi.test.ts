@@ -13,7 +13,7 @@ afterEach(() => h?.close());
 describe("the run routes in the OpenAPI document", () => {
   test("audit: framework documented as eu_ai_act or soc2; empty maps both, another is the handler's 400", async () => {
     h = makeHarness();
-    const doc = await (await h.app.handle(new Request("http://svc.test/openapi.json"))).json();
+    const doc: any = await (await h.app.handle(new Request("http://svc.test/openapi.json"))).json();
     const audit = doc.paths["/v1/runs/{id}/audit"].post;
     expect(audit.parameters.find((p: any) => p.name === "framework").schema.enum).toEqual(["eu_ai_act", "soc2"]);
     const anchors = doc.paths["/v1/runs/{id}/proof"].post.responses["200"].content["application/json"].schema.properties.anchor.properties.anchors.items.anyOf;
