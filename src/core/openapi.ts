@@ -47,6 +47,22 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
+
+/** A description a route wrote itself, not the generator's filler or the error body's own. */
+const ownDescription = (description: unknown): boolean =>
+  typeof description === "string" && !description.startsWith("Response for status") && description !== ErrorBody.description;
+
+/**
+ * The generator turns a nullable union of literals into {type: [string, null], enum: [...]}
+ * without null among the values, which then refuses the null it means to allow.
+ */
+function nullInEnums(node: unknown): void {
+  if (!node || typeof node !== "object") return;
+  if (Array.isArray(node)) return node.forEach(nullInEnums);
+  const schema = node as Record<string, unknown>;
+  if (Array.isArray(schema.type) && schema.type.includes("null") && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  for (const value of Object.values(schema)) nullInEnums(value);
+}
 const errorResponse = (status: number) => ({ description: STATUS_TEXT[status] ?? `Error ${status}`, content: { "application/json": { schema: ERROR_REF } } });
 
 interface RouteHooks {
@@ -78,6 +94,9 @@ export function baselineErrors(method: string, path: string, hooks: RouteHooks |
   if (cls === "public") statuses.add(429);
   else if (cls !== null) statuses.add(401);
   if (cls === "api_key" || cls === "session") statuses.add(403);
+  // The API-key guard settles an X-PAYMENT proof on every route it guards: a refused proof is
+  // 402, a chain that answers wrongly 502, one that cannot be reached 503.
+  if (cls === "api_key") [402, 502, 503].forEach((s) => statuses.add(s));
   return [...statuses];
 }
 
@@ -95,7 +114,7 @@ export function buildOpenApiDocument(app: AnyElysia, info: { title: string; vers
     const responses = (op.responses ??= {});
     for (const [status, res] of Object.entries(responses)) {
       // A route's own error statuses: the shared schema by reference, with what the status means.
-      if (Number(status) >= 400) responses[status] = { ...errorResponse(Number(status)), ...(res.description?.toString().startsWith("Response for status") ? {} : { description: res.description }) };
+      if (Number(status) >= 400) responses[status] = { ...errorResponse(Number(status)), ...(ownDescription(res.description) ? { description: res.description } : {}) };
     }
     for (const status of baselineErrors(route.method, route.path, hooks)) responses[String(status)] ??= errorResponse(status);
     // A route that validates loosely (any JSON) may still document the body it expects.
@@ -110,6 +129,7 @@ export function buildOpenApiDocument(app: AnyElysia, info: { title: string; vers
     const schema = unwrapSchema(body as never, undefined, "input", "3.1.0");
     if (schema) op.requestBody = { required: true, content: { "application/json": { schema } } };
   }
+  nullInEnums(paths);
   return {
     openapi: "3.1.0",
     info: { title: info.title, version: info.version, description: info.description },
