@@ -214,3 +214,40 @@ test("no request to any operation answers an undocumented 5xx, and every answer 
   expect(requests).toBeGreaterThan(1500);
   expect(failures).toEqual([]);
 });
+
+test("hostile credentials, cookies and headers answer 4xx on every class of route", async () => {
+  const headers: Record<string, string>[] = [
+    { authorization: "Bearer" },
+    { authorization: "Basic dXNlcjpwYXNz" },
+    { authorization: `Bearer ${"sk-svc_".padEnd(5000, "x")}` },
+    { authorization: "Bearer sess_\u00ff\u00fe" },
+    { authorization: "Bearer nk-svc_x" },
+    { authorization: "Bearer  sk-svc_x  extra" },
+    { cookie: "svc_session=; svc_session=sess_x" },
+    { cookie: `svc_session=${"%".repeat(3000)}` },
+    { "x-payment": "not-base64!!" },
+    { "x-payment": btoa(JSON.stringify({ x402Version: 1, scheme: "exact", network: "nowhere", payload: { nested: "[".repeat(100) } })) },
+    { "payment-signature": btoa("[".repeat(5000)) },
+    { "x-forwarded-for": "999.999.999.999, ::::" },
+    { "last-event-id": "%00".repeat(100) },
+  ];
+  const routes: [string, string][] = [
+    ["GET", "/v1/keys"],
+    ["GET", "/v1/credit"],
+    ["POST", "/v1/chat/completions"],
+    ["GET", "/v1/usage/stream"],
+    ["GET", "/v1/admin/metrics"],
+    ["GET", "/metrics"],
+    ["POST", "/v1/auth/nonce"],
+  ];
+  const failures: string[] = [];
+  for (const [method, path] of routes) {
+    for (const extra of headers) {
+      const res = await h.request(method, path, { headers: { ...extra, ...(method === "POST" ? { "content-type": "application/json" } : {}) }, raw: method === "POST" ? "{}" : undefined });
+      if (res.headers.get("content-type")?.startsWith("text/event-stream")) await res.body?.cancel();
+      else await res.text();
+      if (res.status >= 500) failures.push(`${method} ${path} ${JSON.stringify(extra).slice(0, 80)}: ${res.status}`);
+    }
+  }
+  expect(failures).toEqual([]);
+});
