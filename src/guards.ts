@@ -21,6 +21,7 @@ export const guards = {
   /** Bearer sess_… or the svc_session cookie. */
   session: (ctx: Context) =>
     credentialGuard({
+      kind: "session",
       prefix: `${SESSION_PREFIX}_`,
       name: "a session token (sess_…)",
       cookie: SESSION_COOKIE,
@@ -37,6 +38,7 @@ export const guards = {
    */
   apiKey: (ctx: Context, scope?: Scope) =>
     credentialGuard({
+      kind: "api_key",
       prefix: `${API_KEY_PREFIX}_`,
       name: "an API key (sk-svc_…)",
       resolve: (sha) => {

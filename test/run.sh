@@ -135,8 +135,16 @@ main() {
   say "type check"
   bun run typecheck
   say "bun test"
+  # Every response the harness sees is checked against the OpenAPI document and recorded here;
+  # afterwards every operation must have had a checked success (scripts/openapi-coverage.ts).
+  SVC_OPENAPI_COVERAGE="$(mktemp)"
+  export SVC_OPENAPI_COVERAGE
   # Bun ignores a timeout in bunfig.toml; this is where the per-test limit is set.
   bun test --timeout 30000 "$@"
+  if [ "$#" -eq 0 ]; then
+    bun scripts/openapi-coverage.ts "$SVC_OPENAPI_COVERAGE"
+  fi
+  rm -f "$SVC_OPENAPI_COVERAGE"
 }
 
 main "$@"

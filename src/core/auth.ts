@@ -17,6 +17,21 @@ export type Principal =
   | { kind: "api_key"; accountId: string; keyId: string; scopes: string[] }
   | { kind: "node"; nodeId: string };
 
+/** The authentication classes of spec §5, as the OpenAPI document and docs/routes.md name them. */
+export type AuthClass = "public" | "api_key" | "session" | "admin" | "metrics" | "node";
+
+/**
+ * Marks a guard's hook with its class, so the OpenAPI builder can read a route's class from the
+ * hooks it was mounted with (its security requirement and the errors the class can answer)
+ * instead of every route declaring it again.
+ */
+export const AUTH_CLASS = Symbol.for("svc.auth_class");
+
+function tagged<F extends (...args: never[]) => unknown>(fn: F, cls: AuthClass): F {
+  (fn as unknown as Record<symbol, AuthClass>)[AUTH_CLASS] = cls;
+  return fn;
+}
+
 /** Known secret prefixes, to tell a caller which credential a route wanted when they sent another. */
 const CREDENTIAL_NAMES: [string, string][] = [
   ["sk-svc_", "an API key"],
@@ -37,12 +52,15 @@ export function bearerToken(headers: Record<string, string | undefined>): string
 
 /** Public class: no credential, a per-client rate limit. */
 export function publicGuard(limiter: RateLimiter, trustProxy: boolean) {
-  return new Elysia().derive({ as: "scoped" }, ({ request, server }) => {
-    const client = clientAddress(request, server?.requestIP(request)?.address, trustProxy);
-    const take = limiter.take(client);
-    if (!take.ok) throw rateLimited(take.retryAfterSecs);
-    return { principal: { kind: "public", client } as const };
-  });
+  return new Elysia().derive(
+    { as: "scoped" },
+    tagged(({ request, server }: { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }) => {
+      const client = clientAddress(request, server?.requestIP(request)?.address, trustProxy);
+      const take = limiter.take(client);
+      if (!take.ok) throw rateLimited(take.retryAfterSecs);
+      return { principal: { kind: "public", client } as const };
+    }, "public"),
+  );
 }
 
 /**
@@ -51,15 +69,20 @@ export function publicGuard(limiter: RateLimiter, trustProxy: boolean) {
  */
 export function operatorTokenGuard<K extends "admin" | "metrics">(kind: K, tokenSha256: string) {
   const label = kind === "admin" ? "admin token" : "metrics token";
-  return new Elysia().derive({ as: "scoped" }, ({ headers }) => {
-    const token = bearerToken(headers);
-    if (token === null) throw unauthorized("missing_credentials", `this route needs Authorization: Bearer <${label}>`);
-    if (!digestsEqual(sha256Hex(token), tokenSha256)) throw unauthorized(`invalid_${kind}_token`, `the ${label} is not valid`);
-    return { principal: { kind } as { kind: K } };
-  });
+  return new Elysia().derive(
+    { as: "scoped" },
+    tagged(({ headers }: { headers: Record<string, string | undefined> }) => {
+      const token = bearerToken(headers);
+      if (token === null) throw unauthorized("missing_credentials", `this route needs Authorization: Bearer <${label}>`);
+      if (!digestsEqual(sha256Hex(token), tokenSha256)) throw unauthorized(`invalid_${kind}_token`, `the ${label} is not valid`);
+      return { principal: { kind } as { kind: K } };
+    }, kind),
+  );
 }
 
 export interface CredentialClass<P> {
+  /** Which class this is (spec §5). */
+  kind: "api_key" | "session" | "node";
   /** Secret prefix this class accepts, e.g. "sk-svc_". */
   prefix: string;
   /** Human name for errors, e.g. "an API key (sk-svc_…)". */
@@ -72,16 +95,19 @@ export interface CredentialClass<P> {
 
 /** API-key, session and node classes: a prefixed secret stored only as sha256. */
 export function credentialGuard<P extends Principal>(cls: CredentialClass<P>) {
-  return new Elysia().derive({ as: "scoped" }, ({ headers, cookie }) => {
-    let token = bearerToken(headers);
-    if (token === null && cls.cookie) {
-      const value = cookie[cls.cookie]?.value;
-      if (typeof value === "string" && value) token = value;
-    }
-    if (token === null) throw unauthorized("missing_credentials", `this route needs Authorization: Bearer <${cls.name}>`);
-    if (!token.startsWith(cls.prefix)) throw unauthorized("wrong_credential_class", `this route takes ${cls.name}; the request carried ${describe(token)}`);
-    return { principal: cls.resolve(sha256Hex(token)) };
-  });
+  return new Elysia().derive(
+    { as: "scoped" },
+    tagged(({ headers, cookie }: { headers: Record<string, string | undefined>; cookie: Record<string, { value?: unknown } | undefined> }) => {
+      let token = bearerToken(headers);
+      if (token === null && cls.cookie) {
+        const value = cookie[cls.cookie]?.value;
+        if (typeof value === "string" && value) token = value;
+      }
+      if (token === null) throw unauthorized("missing_credentials", `this route needs Authorization: Bearer <${cls.name}>`);
+      if (!token.startsWith(cls.prefix)) throw unauthorized("wrong_credential_class", `this route takes ${cls.name}; the request carried ${describe(token)}`);
+      return { principal: cls.resolve(sha256Hex(token)) };
+    }, cls.kind),
+  );
 }
 
 export const accountSuspended = (): ApiError =>

@@ -5,6 +5,9 @@
  * (… WHERE balance − held >= amount), and the accounts table CHECKs balance ≥ 0 and
  * held ≤ balance, so no interleaving of requests can spend credit that is not there.
  *
+ * A balance never passes MAX_MICRO_USD (one billion dollars): every amount svc serves stays
+ * within the one money type (core/schemas.ts); a credit that would pass it is refused (409).
+ *
  * Kinds: credit (money in: deposit, payment), debit (spend), hold / release (reserve and
  * un-reserve spendable credit for work in flight), adjustment (operator grant or charge,
  * signed).
@@ -13,7 +16,7 @@ import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
 import { ApiError } from "./errors.ts";
 import { newId } from "./ids.ts";
-import { assertMicroUsd, type MicroUsd } from "./money.ts";
+import { assertMicroUsd, MAX_MICRO_USD, type MicroUsd } from "./money.ts";
 import type { Transactions } from "./transaction.ts";
 
 export type EntryKind = "credit" | "debit" | "hold" | "release" | "adjustment";
@@ -109,8 +112,12 @@ export class Ledger {
   credit(accountId: string, amount: MicroUsd, ref: Ref = {}): LedgerEntry {
     positive(amount);
     return this.tx.run(() => {
-      const totals = this.update("UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd", amount, accountId);
-      if (!totals) throw unknownAccount(accountId);
+      const totals = this.update(
+        `UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd + ?1 <= ${MAX_MICRO_USD} RETURNING balance_micro_usd, held_micro_usd`,
+        amount,
+        accountId,
+      );
+      if (!totals) throw this.overLimitOrUnknown(accountId);
       this.changed(accountId, totals, amount);
       return this.append(accountId, "credit", amount, totals, null, ref);
     });
@@ -137,11 +144,11 @@ export class Ledger {
     if (amount === 0) throw new RangeError("an adjustment must not be zero");
     return this.tx.run(() => {
       const totals = this.update(
-        "UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd + ?1 >= 0 RETURNING balance_micro_usd, held_micro_usd",
+        `UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd + ?1 >= 0 AND balance_micro_usd + ?1 <= ${MAX_MICRO_USD} RETURNING balance_micro_usd, held_micro_usd`,
         amount,
         accountId,
       );
-      if (!totals) throw this.shortfall(accountId, -amount);
+      if (!totals) throw amount > 0 ? this.overLimitOrUnknown(accountId) : this.shortfall(accountId, -amount);
       this.changed(accountId, totals, amount);
       return this.append(accountId, "adjustment", amount, totals, null, ref);
     });
@@ -257,6 +264,14 @@ export class Ledger {
 
   private update(sql: string, ...params: (string | number)[]): Totals | null {
     return this.db.query<Totals, (string | number)[]>(sql).get(...params);
+  }
+
+  /** A credit refused: the account does not exist (404), or its balance would pass MAX_MICRO_USD (409). */
+  private overLimitOrUnknown(accountId: string): ApiError {
+    if (!this.db.query("SELECT 1 FROM accounts WHERE id = ?").get(accountId)) return unknownAccount(accountId);
+    return new ApiError(409, "balance_limit", `an account's balance may not pass ${MAX_MICRO_USD} micro-USD (one billion dollars); this credit would take it there`, {
+      max_micro_usd: MAX_MICRO_USD,
+    });
   }
 
   private shortfall(accountId: string, amount: MicroUsd): ApiError {

@@ -31,3 +31,26 @@ export const SignedMicroUsd = (options: IntegerOptions = {}) =>
 export const Sha256Hex = (error = "must be a sha256 digest: 64 hex characters") => Type.String({ pattern: "^[0-9a-fA-F]{64}$", error });
 
 export const Nullable = <S extends TSchema>(schema: S) => Type.Union([schema, Type.Null()]);
+
+/** The one error body (core/errors.ts): what every 4xx and 5xx answers. Types may add fields. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object(
+      {
+        type: Type.String({ description: "stable snake_case type to branch on" }),
+        message: Type.String({ description: "for people" }),
+        param: Type.Optional(Type.String({ description: "the field at fault (dotted; query.x for query parameters)" })),
+        errors: Type.Optional(Type.Array(Type.Object({ param: Type.String(), reason: Type.String() }), { description: "up to 10 fields at fault, with their reasons" })),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true, description: "{error:{type, message, …}}; a 402 insufficient_credit adds x402 terms beside it" },
+);
+
+/**
+ * A route's own error statuses for its `response` map, beside its success schema:
+ * `response: { 200: Key, ...errors(402, 409) }`. The OpenAPI builder adds the statuses every
+ * route of its kind can answer (400, 401, 403, 404, 413, 429: core/openapi.ts).
+ */
+export const errors = (...statuses: number[]): Record<number, typeof ErrorBody> => Object.fromEntries(statuses.map((s) => [s, ErrorBody]));

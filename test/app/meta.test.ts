@@ -74,3 +74,19 @@ describe("OpenAPI 3.1 document", () => {
     expect(schema.properties.suspended.type).toBe("boolean");
   });
 });
+
+describe("the root routes' own entries", () => {
+  test("GET /healthz is declared text/plain \"ok\"; the documents and the banner declare their JSON shapes", async () => {
+    h = makeHarness();
+    const doc = (await h.json("GET", "/openapi.json")).body;
+    expect(doc.paths["/healthz"].get.responses["200"].content).toEqual({ "text/plain": { schema: expect.objectContaining({ type: "string", const: "ok" }) } });
+    for (const path of ["/openapi.json", "/v1/openapi.json"]) {
+      const schema = doc.paths[path].get.responses["200"].content["application/json"].schema;
+      expect(schema.required).toEqual(["openapi", "info", "servers", "paths", "components"]);
+      expect(schema.properties.openapi.const).toBe("3.1.0");
+    }
+    const banner = doc.paths["/"].get.responses["200"].content["application/json"].schema;
+    expect(banner.additionalProperties).toBe(false);
+    expect(Object.keys(banner.properties.links.properties)).toEqual(["openapi", "status", "health"]);
+  });
+});

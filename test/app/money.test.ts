@@ -36,8 +36,17 @@ function moneyFields(root: Schema, refs: Record<string, Schema> = {}): [string, 
   return out;
 }
 
-/** Why a money field's schema is not the one money type, or null when it is. */
+/** Why a money field's schema is not the one money type, or null when it is. An object of amounts (spend per window) is money when every value is. */
 function notMoney(schema: Schema): string | null {
+  if (schema.type === "object") {
+    const values = [...Object.values((schema.properties ?? {}) as Record<string, Schema>), ...(typeof schema.additionalProperties === "object" ? [schema.additionalProperties as Schema] : [])];
+    if (!values.length) return "an object with no amounts";
+    for (const v of values) {
+      const why = notMoney(v);
+      if (why) return why;
+    }
+    return null;
+  }
   const variants = (schema.anyOf as Schema[] | undefined)?.filter((v) => v.type !== "null") ?? [schema];
   for (const v of variants) {
     const types = Array.isArray(v.type) ? v.type.filter((t) => t !== "null") : [v.type];

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ApiError } from "../../src/core/errors.ts";
 import { InsufficientCredit } from "../../src/core/ledger.ts";
+import { MAX_MICRO_USD } from "../../src/core/money.ts";
 import { createAccount } from "../../src/domains/accounts/service.ts";
 import { type Harness, makeHarness } from "../support/harness.ts";
 
@@ -118,4 +119,32 @@ describe("ledger", () => {
     for (const holdId of won) h.ctx.ledger.release(holdId);
     expect(h.ctx.ledger.balance(id).held_micro_usd).toBe(0);
   }, 30_000);
+});
+
+describe("the balance bound", () => {
+  test("a credit or grant that would take a balance past MAX_MICRO_USD is refused (409 balance_limit), nothing written", () => {
+    const h = makeHarness();
+    try {
+      const account = createAccount(h.ctx).id;
+      h.ctx.ledger.credit(account, MAX_MICRO_USD - 10);
+      const before = h.ctx.ledger.entriesBefore(account, Number.MAX_SAFE_INTEGER, 10).length;
+      for (const move of [() => h.ctx.ledger.credit(account, 11), () => h.ctx.ledger.adjust(account, 11)]) {
+        let error: unknown;
+        try {
+          move();
+        } catch (err) {
+          error = err;
+        }
+        expect(error).toBeInstanceOf(ApiError);
+        expect((error as ApiError).status).toBe(409);
+        expect((error as ApiError).type).toBe("balance_limit");
+      }
+      expect(h.ctx.ledger.balance(account).balance_micro_usd).toBe(MAX_MICRO_USD - 10);
+      expect(h.ctx.ledger.entriesBefore(account, Number.MAX_SAFE_INTEGER, 10).length).toBe(before);
+      h.ctx.ledger.credit(account, 10);
+      expect(h.ctx.ledger.balance(account).balance_micro_usd).toBe(MAX_MICRO_USD);
+    } finally {
+      h.close();
+    }
+  });
 });

@@ -12,8 +12,10 @@ import { loadConfig } from "../../src/open.ts";
 import { type Context, openContext } from "../../src/open.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { silentLogger, type Logger } from "../../src/core/log.ts";
+import { buildOpenApiDocument } from "../../src/core/openapi.ts";
 import { setupDataDir } from "../../src/setup.ts";
 import { onCleanup } from "./cleanup.ts";
+import { checkServed } from "./openapi-check.ts";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 export const METRICS_TOKEN = "test-metrics-token-0123456789";
@@ -31,6 +33,11 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** backup.replica for this data dir; replication is off unless a test asks for it. */
   replica?: string;
+  /**
+   * Check every response against the app's OpenAPI document (status declared, JSON body
+   * matching its schema; test/support/openapi-check.ts). On unless a test turns it off.
+   */
+  checkResponses?: boolean;
 }
 
 export interface Harness {
@@ -64,14 +71,25 @@ export function makeHarness(options: HarnessOptions = {}): Harness {
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
   const ctx = openContext(config, { clock, log: options.log ?? silentLogger });
   const app = buildApp(ctx);
-  const request: Harness["request"] = (method, path, init = {}) => {
+  let docText: string | undefined;
+  const check = async (method: string, path: string, res: Response): Promise<void> => {
+    // Built here rather than fetched, so the check leaves no trace in the app's request statistics.
+    docText ??= JSON.stringify(buildOpenApiDocument(app, { title: "svc", version: ctx.version, description: "", serverUrl: "http://svc.test" }));
+    const type = res.headers.get("content-type");
+    // A stream's body may never end; its status and type are still checked.
+    const text = type?.startsWith("text/event-stream") ? "" : await res.clone().text();
+    checkServed(docText, method, new URL(path, "http://svc.test").pathname, res.status, type, text);
+  };
+  const request: Harness["request"] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     let body: Body | undefined = init.raw;
     if (init.body !== undefined) {
       body = JSON.stringify(init.body);
       headers["content-type"] ??= "application/json";
     }
-    return app.handle(new Request(`http://svc.test${path}`, { method, headers, body }));
+    const res = await app.handle(new Request(`http://svc.test${path}`, { method, headers, body }));
+    if (options.checkResponses !== false) await check(method, path, res);
+    return res;
   };
   return {
     dir,

@@ -1,23 +1,25 @@
 /**
  * /v1/admin/*: operator routes behind the admin token. Mounted only when one is configured
- * (app.ts); the CLI's `svc admin …` calls the same service functions.
+ * (app.ts); the CLI's `svc admin …` calls the same service functions. Shapes in models.ts.
  */
 import { Elysia, t } from "elysia";
-import { Nullable, Sha256Hex } from "../../core/schemas.ts";
+import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { setSuspended } from "../accounts/index.ts";
 import { addDenied, listDenied, removeDenied } from "./denylist.ts";
 import { adminMetrics } from "./metrics.ts";
+import * as M from "./models.ts";
 
-const Sha256 = Sha256Hex("must be the full sha256 of the payload: 64 hex characters");
 const security = [{ admin: [] }];
+const doc = (summary: string) => ({ detail: { summary, tags: ["admin"], security } });
 
 export function adminRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1/admin" })
     .use(guards.admin(ctx))
     .get("/metrics", () => adminMetrics(ctx), {
-      detail: { summary: "Paying accounts, spend by window, events by kind, billing_enforced", tags: ["admin"], security },
+      response: { 200: M.AdminMetrics },
+      ...doc("Paying accounts, spend by window, events by kind, billing_enforced"),
     })
     .post(
       "/accounts/suspend",
@@ -26,15 +28,10 @@ export function adminRoutes(ctx: Context) {
         return { account_id: account.id, suspended: account.suspended, suspended_at: account.suspended_at, reason: account.suspended_reason };
       },
       {
-        body: t.Object(
-          {
-            account_id: t.String({ minLength: 1, maxLength: 100 }),
-            suspended: t.Boolean(),
-            reason: t.Optional(Nullable(t.String({ maxLength: 500 }))),
-          },
-          { additionalProperties: false },
-        ),
-        detail: { summary: "Suspend or unsuspend an account", tags: ["admin"], security },
+        body: M.SuspendBody,
+        // 404: no account with that id (it is in the body, not the path).
+        response: { 200: M.Suspension, ...errors(404) },
+        ...doc("Suspend or unsuspend an account"),
       },
     )
     .post(
@@ -45,17 +42,21 @@ export function adminRoutes(ctx: Context) {
         return entry;
       },
       {
-        body: t.Object({ sha256: Sha256, reason: t.Optional(Nullable(t.String({ maxLength: 500 }))) }, { additionalProperties: false }),
-        detail: { summary: "Refuse every request body with this sha256", tags: ["admin"], security },
+        body: M.DenyBody,
+        response: { 201: M.DenyEntryAdded, 200: M.DenyEntryAdded },
+        ...doc("Refuse every request body with this sha256"),
       },
     )
-    .get("/denylist", () => listDenied(ctx), { detail: { summary: "List refused payload digests", tags: ["admin"], security } })
+    .get("/denylist", () => listDenied(ctx), {
+      response: { 200: t.Array(M.DenyEntry, { description: "Refused digests, newest first (bare array)" }) },
+      ...doc("List refused payload digests, newest first (bare array)"),
+    })
     .delete(
       "/denylist/:sha256",
       ({ params }) => {
         removeDenied(ctx, { sha256: params.sha256, actor: "admin_api" });
-        return { sha256: params.sha256.toLowerCase(), deleted: true };
+        return { sha256: params.sha256.toLowerCase(), deleted: true as const };
       },
-      { params: t.Object({ sha256: Sha256 }), detail: { summary: "Stop refusing a payload digest", tags: ["admin"], security } },
+      { params: M.DenyParams, response: { 200: M.DenyRemoved }, ...doc("Stop refusing a payload digest") },
     );
 }

@@ -10,36 +10,20 @@ import { notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { MERKLE_ALG } from "../../core/merkle.ts";
 import type { Context } from "../../context.ts";
+import type { Static } from "elysia";
 import { receiptsAfter } from "../receipts/index.ts";
 import { advanceEvmAnchors, EVM_SEND_JOB, EVM_TICK_JOB, EVM_TICK_MS, evmVerify, requestEvmAnchor, requiredConfirmations } from "./evm.ts";
 import { appendLogEntry, LOG_VERIFY, logEntry, logEntryView, type LogEntryView } from "./log.ts";
-import { findRoot, memoFor, publicLeaves, type PublicLeaf, recordRoot } from "./roots.ts";
+import type * as M from "./models.ts";
+import { findRoot, memoFor, publicLeaves, recordRoot } from "./roots.ts";
 
-export type AnchorStatus = "pending" | "submitted" | "anchored";
+export type AnchorStatus = Static<typeof M.AnchorStatus>;
 
-/** One anchor as the API shows it (the spec's anchor block fields, plus backend details). */
-export interface AnchorView {
-  backend: "log" | "evm";
-  external_id: string | null;
-  status: AnchorStatus;
-  created_at: string;
-  confirmed_at: string | null;
-  verify: string;
-  explorer_url: string | null;
-  /** evm: where, and the block it was mined in (null until mined). */
-  chain?: string;
-  chain_id?: number;
-  block_number?: number | null;
-  /** log: the signed log entry itself. */
-  entry?: LogEntryView;
-}
+/** One anchor as the API shows it (the spec's anchor block fields, plus backend details): models.ts. */
+export type AnchorView = Static<typeof M.Anchor>;
 
 /** The spec's anchor block (§2.4): root, memo, anchors[]. */
-export interface AnchorBlock {
-  root: string;
-  memo: string;
-  anchors: AnchorView[];
-}
+export type AnchorBlock = Static<typeof M.AnchorBlock>;
 
 interface AnchorRow {
   id: string;
@@ -77,7 +61,6 @@ export function anchorRoot(ctx: Context, root: string): void {
 
 function anchorView(ctx: Context, row: AnchorRow): AnchorView {
   const base = {
-    backend: row.backend,
     external_id: row.external_id,
     status: row.status,
     created_at: isoTime(row.created_at),
@@ -85,13 +68,14 @@ function anchorView(ctx: Context, row: AnchorRow): AnchorView {
   };
   if (row.backend === "log") {
     const entry = row.external_id ? logEntry(ctx, row.external_id) : null;
-    return { ...base, verify: LOG_VERIFY, explorer_url: null, ...(entry ? { entry: logEntryView(entry) } : {}) };
+    return { ...base, backend: "log", verify: LOG_VERIFY, explorer_url: null, ...(entry ? { entry: logEntryView(entry) } : {}) };
   }
   const chain = ctx.config.chains.find((c) => c.name === row.chain);
   const explorer = chain?.explorer_url && row.external_id ? `${chain.explorer_url.replace(/\/+$/, "")}/tx/${row.external_id}` : null;
   const confirmations = chain ? requiredConfirmations(ctx, chain) : 1;
   return {
     ...base,
+    backend: "evm",
     verify: evmVerify(row.memo, row.chain ?? "?", row.chain_id ?? 0, row.external_id, confirmations),
     explorer_url: explorer,
     chain: row.chain ?? undefined,
@@ -113,13 +97,7 @@ export function anchorBlock(ctx: Context, root: string): AnchorBlock {
   return { root, memo: first?.memo ?? memoFor(ctx, root), anchors: anchorViews(ctx, root) };
 }
 
-export interface AnchorDocument extends AnchorBlock {
-  tree_size: number;
-  merkle_alg: string;
-  leaves: PublicLeaf[];
-  created_at: string;
-  verify: string;
-}
+export type AnchorDocument = Static<typeof M.AnchorDocument>;
 
 /** GET /v1/anchors/:root: the root, its memo, its ordered leaves and all its anchors. */
 export function anchorDocument(ctx: Context, rootParam: string): AnchorDocument {

@@ -1,26 +1,29 @@
 /** Anchors in aggregate: the explorer's counts and recent list, and `svc anchors status`. */
 import type { Context } from "../../context.ts";
+import type { AnchorStatus } from "./service.ts";
+
+type Backend = "log" | "evm";
 
 export interface AnchorCounts {
   roots: number;
   batches: number;
   /** Roots with an anchor in status anchored, per backend (log and evm always present). */
-  anchored: Record<string, number>;
+  anchored: Record<Backend, number>;
 }
 
 export function anchorCounts(ctx: Context): AnchorCounts {
-  const anchored = ctx.db.query<{ backend: string; n: number }, []>("SELECT backend, count(*) AS n FROM anchors WHERE status = 'anchored' GROUP BY backend").all();
+  const anchored = ctx.db.query<{ backend: Backend; n: number }, []>("SELECT backend, count(*) AS n FROM anchors WHERE status = 'anchored' GROUP BY backend").all();
   return {
     roots: ctx.db.query<{ n: number }, []>("SELECT count(*) AS n FROM merkle_roots").get()!.n,
     batches: ctx.db.query<{ n: number }, []>("SELECT count(*) AS n FROM receipt_batches").get()!.n,
-    anchored: Object.fromEntries([["log", 0], ["evm", 0], ...anchored.map((r) => [r.backend, r.n] as const)]),
+    anchored: { log: 0, evm: 0, ...Object.fromEntries(anchored.map((r) => [r.backend, r.n])) },
   };
 }
 
 export interface RecentAnchor {
   root: string;
-  backend: string;
-  status: string;
+  backend: Backend;
+  status: AnchorStatus;
   external_id: string | null;
   created_at: number;
   confirmed_at: number | null;

@@ -1,9 +1,11 @@
 /** GET /v1/credit: an agent's view of the money it may spend (API key with billing:read). */
 import { Elysia } from "elysia";
 import { monthOf } from "../../core/meter.ts";
+import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { getKeyRow, keyView } from "../keys/index.ts";
+import * as M from "./models.ts";
 
 export function creditRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1" })
@@ -27,6 +29,11 @@ export function creditRoutes(ctx: Context) {
           },
         };
       },
-      { detail: { summary: "Balance, held and spendable credit (micro-USD), and this key's monthly position", tags: ["credit"], security: [{ apiKey: [] }] } },
+      {
+        // 402 payment_rejected, 502 wrong_chain, 503 chain_unavailable: an x402 proof (X-PAYMENT /
+        // PAYMENT-SIGNATURE) is checked by the API-key guard on every API-key route (src/guards.ts).
+        response: { 200: M.Credit, ...errors(402, 502, 503) },
+        detail: { summary: "Balance, held and spendable credit (micro-USD), and this key's monthly position", tags: ["credit"], security: [{ apiKey: [] }] },
+      },
     );
 }

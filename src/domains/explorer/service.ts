@@ -5,27 +5,15 @@
  * id, kind, cost or time. Passports join this page when they exist (spec §4.1).
  */
 import { isoTime } from "../../core/clock.ts";
+import type { Static } from "elysia";
 import type { Context } from "../../context.ts";
 import { anchorCounts, recentAnchors } from "../anchors/index.ts";
 import { countRuns, receiptCounts, recentlyShared } from "../receipts/index.ts";
+import type * as M from "./models.ts";
 
 export const RECENT_LIMIT = 20;
 
-export interface ExplorerPage {
-  counts: {
-    receipts_minted: number;
-    receipts_shared: number;
-    runs: number;
-    roots: number;
-    batches: number;
-    /** Roots with an anchor in status anchored, per backend. */
-    roots_anchored: Record<string, number>;
-  };
-  recent_shared_receipts: { id: string; kind: string; status: string; cost_micro_usd: number; created_at: string; shared_at: string; url: string }[];
-  recent_anchors: { root: string; backend: string; status: string; external_id: string | null; created_at: string; confirmed_at: string | null; url: string }[];
-  passports: never[];
-  note: string;
-}
+export type ExplorerPage = Static<typeof M.ExplorerPage>;
 
 function counts(ctx: Context): ExplorerPage["counts"] {
   const receipts = receiptCounts(ctx);

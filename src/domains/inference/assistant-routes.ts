@@ -4,13 +4,14 @@
  * config `assistant.model` is set — otherwise the route does not exist (404), as every
  * unconfigured group.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { rateLimited } from "../../core/errors.ts";
-import { Int } from "../../core/schemas.ts";
+import { errors } from "../../core/schemas.ts";
 import { RateLimiter } from "../../core/ratelimit.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { AssistantBudget, answer, MAX_TURN_CHARS, MAX_TURNS } from "./assistant.ts";
+import { AssistantBudget, answer } from "./assistant.ts";
+import * as M from "./models.ts";
 
 export function assistantRoutes(ctx: Context) {
   const cfg = ctx.config.assistant;
@@ -27,19 +28,10 @@ export function assistantRoutes(ctx: Context) {
         return answer(ctx, budget, body, request.signal);
       },
       {
-        body: t.Object(
-          {
-            messages: t.Array(t.Object({ role: t.Union([t.Literal("user"), t.Literal("assistant")]), content: t.String({ minLength: 1, maxLength: MAX_TURN_CHARS }) }), { minItems: 1, maxItems: MAX_TURNS }),
-            max_tokens: t.Optional(Int({ minimum: 1 })),
-          },
-          { additionalProperties: false },
-        ),
-        response: t.Object({
-          object: t.Literal("assistant.reply"),
-          model: t.String(),
-          message: t.Object({ role: t.Literal("assistant"), content: t.String() }),
-          finish_reason: t.String(),
-        }),
+        body: M.AssistantBody,
+        // 503 assistant_budget_exhausted / assistant_unavailable / not_priced; 502 and 504 when
+        // every provider failed; 429 is also this route's own per-IP bucket (and upstream_rate_limited).
+        response: { 200: M.AssistantReply, ...errors(502, 503, 504) },
         detail: {
           summary: "Keyless assistant on the operator's configured model: per-IP limited (429), global daily budget (503 when spent); nothing is stored and no receipt is minted",
           tags: ["inference"],

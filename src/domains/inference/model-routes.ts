@@ -4,32 +4,14 @@
  * an unconfigured provider"); see catalog.ts for what available means. Read from the catalogue
  * on every call, so provider and model changes in svc.toml show here without a restart.
  */
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { listObject } from "../../core/envelopes.ts";
-import { MicroUsd, Nullable } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import type { CatalogModel, CatalogProvider } from "./catalog.ts";
+import * as M from "./models.ts";
 
 const tags = ["inference"];
-const PerMtok = Nullable(MicroUsd({ description: "integer micro-USD per million tokens; null: not priced (the model is refused)" }));
-
-const ModelView = t.Object({
-  id: t.String(),
-  object: t.Literal("model"),
-  created: t.Integer({ description: "Unix seconds" }),
-  owned_by: t.Literal("svc"),
-  provider: t.String({ description: "the provider that serves it first (its own, else the first available fallback)" }),
-  type: t.Union([t.Literal("chat"), t.Literal("embedding")]),
-  pricing: t.Object({
-    input_micro_usd_per_mtok: PerMtok,
-    output_micro_usd_per_mtok: PerMtok,
-    cached_input_micro_usd_per_mtok: Nullable(MicroUsd({ description: "cache reads; null: billed at the input price" })),
-  }),
-  context_length: t.Union([t.Integer(), t.Null()]),
-  max_output: t.Union([t.Integer(), t.Null()]),
-  modalities: t.Array(t.String()),
-});
 
 export function modelView(model: CatalogModel, provider: CatalogProvider) {
   return {
@@ -54,7 +36,7 @@ export function modelRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1/models" })
     .use(guards.public(ctx))
     .get("", () => listObject(ctx.catalog.current().listed().map(({ model, provider }) => modelView(model, provider))), {
-      response: t.Object({ object: t.Literal("list"), data: t.Array(ModelView) }),
+      response: { 200: M.ModelList },
       detail: { summary: "The model catalogue with per-Mtok pricing in micro-USD (list object); models no configured provider serves are omitted", tags },
     });
 }

@@ -5,19 +5,15 @@
 import { Elysia, t } from "elysia";
 import { invalidField } from "../../core/errors.ts";
 import { bareArray } from "../../core/envelopes.ts";
-import { MicroUsd, Nullable } from "../../core/schemas.ts";
-import { PRIVACY_TIERS } from "../inference/index.ts";
+import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
+import * as M from "./models.ts";
 import { parseScopes } from "./scopes.ts";
 import { delegateKey, listKeys, mintKey, revokeKey, rotateKey, unfreezeKey } from "./service.ts";
 
 const tags = ["keys"];
 const session = [{ session: [] }];
-
-const Scopes = t.Array(t.String({ minLength: 1, maxLength: 40 }), { maxItems: 32, description: 'scope names (docs/scopes.md); ["*"] or absent: every scope' });
-const Name = t.String({ minLength: 1, maxLength: 100 });
-const Models = t.Array(t.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 });
 
 /** expires_at (RFC 3339) or expires_in_secs, not both; in the future. */
 function expiry(ctx: Context, body: { expires_at?: string | null; expires_in_secs?: number }): number | null {
@@ -30,11 +26,6 @@ function expiry(ctx: Context, body: { expires_at?: string | null; expires_in_sec
   if (at <= now) throw invalidField("expires_at", "must be in the future");
   return at;
 }
-
-const Expiry = {
-  expires_at: t.Optional(Nullable(t.String({ format: "date-time" }))),
-  expires_in_secs: t.Optional(t.Integer({ minimum: 60, maximum: 10 * 365 * 86_400 })),
-};
 
 export function keyRoutes(ctx: Context) {
   const own = new Elysia({ prefix: "/v1/keys" })
@@ -55,22 +46,15 @@ export function keyRoutes(ctx: Context) {
         return { ...minted.view, key: minted.key };
       },
       {
-        body: t.Object(
-          {
-            name: t.Optional(Nullable(Name)),
-            scopes: t.Optional(Scopes),
-            monthly_cap_micro_usd: t.Optional(Nullable(MicroUsd())),
-            privacy_tier: t.Optional(Nullable(t.Union(PRIVACY_TIERS.map((tier) => t.Literal(tier)), { description: "the privacy tier inference calls with this key ask for unless they set svc_privacy_tier; absent: standard (docs/inference.md)" }))),
-            breaker_micro_usd_per_minute: t.Optional(Nullable(MicroUsd({ description: "spend per rolling minute that freezes the key; 0 turns the breaker off; absent: the deployment default" }))),
-            ...Expiry,
-          },
-          { additionalProperties: false },
-        ),
+        body: M.MintBody,
+        // 409 plan_limit_reached: the plan's api_keys limit (billing).
+        response: { 201: M.MintedKey, ...errors(409) },
         detail: { summary: "Mint an API key (the sk-svc_ secret is returned once)", tags, security: session },
       },
     )
     .get("", ({ principal, query }) => bareArray(listKeys(ctx, principal.accountId, query.include_revoked === "true")), {
-      query: t.Object({ include_revoked: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])) }),
+      query: M.ListQuery,
+      response: { 200: t.Array(M.Key) },
       detail: { summary: "The account's keys: prefixes, metadata, subtree spend this month (bare array)", tags, security: session },
     })
     .delete(
@@ -79,7 +63,7 @@ export function keyRoutes(ctx: Context) {
         const revoked = revokeKey(ctx, principal.accountId, params.id);
         return { id: params.id, revoked: revoked.length > 0, revoked_keys: revoked };
       },
-      { params: t.Object({ id: t.String() }), detail: { summary: "Revoke a key and every key delegated below it", tags, security: session } },
+      { params: M.KeyParams, response: { 200: M.Revoked }, detail: { summary: "Revoke a key and every key delegated below it", tags, security: session } },
     )
     .post(
       "/:id/rotate",
@@ -88,10 +72,17 @@ export function keyRoutes(ctx: Context) {
         set.status = 201;
         return { ...minted.view, key: minted.key, replaces: params.id, old_key_valid_until: new Date(ctx.clock.now() + ctx.config.keys.rotation_grace_secs * 1000).toISOString() };
       },
-      { params: t.Object({ id: t.String() }), detail: { summary: "Replace a key; the old secret works as the new key for the grace window", tags, security: session } },
+      {
+        params: M.KeyParams,
+        // 409 key_not_rotatable: a revoked, rotated or expired key.
+        response: { 201: M.RotatedKey, ...errors(409) },
+        detail: { summary: "Replace a key; the old secret works as the new key for the grace window", tags, security: session },
+      },
     )
     .post("/:id/unfreeze", ({ principal, params }) => unfreezeKey(ctx, principal.accountId, params.id), {
-      params: t.Object({ id: t.String() }),
+      params: M.KeyParams,
+      // 409 key_revoked.
+      response: { 200: M.Key, ...errors(409) },
       detail: { summary: "Lift a circuit-breaker freeze", tags, security: session },
     });
 
@@ -112,17 +103,11 @@ export function keyRoutes(ctx: Context) {
         return { ...minted.view, key: minted.key };
       },
       {
-        body: t.Object(
-          {
-            name: t.Optional(Nullable(Name)),
-            scopes: t.Optional(Scopes),
-            monthly_cap_micro_usd: t.Optional(Nullable(MicroUsd())),
-            allowed_models: t.Optional(Nullable(Models)),
-            allowed_services: t.Optional(Nullable(Models)),
-            ...Expiry,
-          },
-          { additionalProperties: false },
-        ),
+        body: M.DelegateBody,
+        // 404: the calling key's row is not found (the service checks it; the guard has just read it).
+        // 402 payment_rejected, 502 wrong_chain, 503 chain_unavailable: an x402 proof (X-PAYMENT /
+        // PAYMENT-SIGNATURE) is checked by the API-key guard on every API-key route (src/guards.ts).
+        response: { 201: M.MintedKey, ...errors(402, 404, 502, 503) },
         detail: { summary: "Mint a bounded child of the calling key", tags, security: [{ apiKey: [] }] },
       },
     );

@@ -95,8 +95,29 @@ export interface MandateView {
   created_at: string;
 }
 
+/** What a proof's statement decodes to (models.ts ProofPayload describes it to clients). */
+export interface MandateProofPayload {
+  v: 1;
+  type: "mandate-proof";
+  mandate_id: string;
+  account_id: string;
+  key_id: string;
+  purpose: string;
+  budget_micro_usd: number;
+  monthly_cap_micro_usd: number | null;
+  spent_micro_usd: number;
+  remaining_micro_usd: number;
+  scopes: string[];
+  allowed_models: string[] | null;
+  allowed_services: string[] | null;
+  valid_from: string;
+  valid_until: string;
+  status: MandateStatus;
+  issued_at: string;
+}
+
 export interface MandateProof extends SignedStatement {
-  payload: Record<string, unknown>;
+  payload: MandateProofPayload;
 }
 
 const list = (json: string | null) => (json === null ? null : (JSON.parse(json) as string[]));
@@ -189,7 +210,7 @@ export function revokeMandate(ctx: Context, accountId: string, id: string): Mand
  */
 export function mandateProof(ctx: Context, accountId: string, id: string): MandateProof {
   const m = getMandate(ctx, accountId, id);
-  const payload = {
+  const payload: MandateProofPayload = {
     v: 1,
     type: "mandate-proof",
     mandate_id: m.id,
@@ -208,7 +229,7 @@ export function mandateProof(ctx: Context, accountId: string, id: string): Manda
     status: m.status,
     issued_at: isoTime(ctx.clock.now()),
   };
-  return { ...signStatement(ctx.signer, payload), payload };
+  return { ...signStatement(ctx.signer, { ...payload }), payload };
 }
 
 /** Another account's mandate answers the same 404 as an unknown one. */

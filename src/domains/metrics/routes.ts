@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { registerCollectors } from "./collectors.ts";
+import * as M from "./models.ts";
 
 export function metricsRoutes(ctx: Context) {
   registerCollectors(ctx);
@@ -10,6 +11,6 @@ export function metricsRoutes(ctx: Context) {
   return new Elysia()
     .use(guards.metrics(ctx))
     .get("/metrics", async () => new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } }), {
-      detail: { summary: "Prometheus metrics (aggregate only)", tags: ["operator"], security: [{ metrics: [] }] },
+      detail: { summary: "Prometheus metrics (aggregate only)", tags: ["operator"], security: [{ metrics: [] }], responses: M.MetricsResponses },
     });
 }

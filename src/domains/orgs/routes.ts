@@ -9,6 +9,7 @@
  */
 import { Elysia, t } from "elysia";
 import { bareArray } from "../../core/envelopes.ts";
+import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { acceptLink, acceptWalletInvite, createInvite, declineWalletInvite, listInvites, listMyInvites, revokeInvite } from "./invites.ts";
@@ -32,12 +33,13 @@ export function orgRoutes(ctx: Context) {
       })
       .post("/invites/accept", ({ principal, body }) => acceptLink(ctx, principal.accountId, body.token), {
         body: M.TokenBody,
-        response: { 200: M.Org },
+        // 404: the token is unknown, used, revoked or expired (one answer); 409 already_member.
+        response: { 200: M.Org, ...errors(404, 409) },
         ...doc("Accept a one-time invite link"),
       })
       .post("/invites/:invite_id/accept", ({ principal, params }) => acceptWalletInvite(ctx, principal.accountId, params.invite_id), {
         params: M.InviteParams,
-        response: { 200: M.Org },
+        response: { 200: M.Org, ...errors(409) }, // 409 already_member
         ...doc("Accept a wallet invite (the caller must hold the invited wallet)"),
       })
       .post(
@@ -46,7 +48,7 @@ export function orgRoutes(ctx: Context) {
           declineWalletInvite(ctx, principal.accountId, params.invite_id);
           return { id: params.invite_id, declined: true as const };
         },
-        { params: M.InviteParams, response: { 200: t.Object({ id: t.String(), declined: t.Literal(true) }) }, ...doc("Decline a wallet invite") },
+        { params: M.InviteParams, response: { 200: M.InviteDeclined }, ...doc("Decline a wallet invite") },
       )
 
       // Orgs.
@@ -79,7 +81,8 @@ export function orgRoutes(ctx: Context) {
           deleteOrg(ctx, principal.accountId, params.id);
           return { id: params.id, deleted: true as const };
         },
-        { params: M.OrgParams, response: { 200: t.Object({ id: t.String(), deleted: t.Literal(true) }) }, ...doc("Delete an organization (owner; no other members left)") },
+        // 409 org_not_empty
+        { params: M.OrgParams, response: { 200: M.OrgDeleted, ...errors(409) }, ...doc("Delete an organization (owner; no other members left)") },
       )
       .post(
         "/:id/leave",
@@ -87,7 +90,7 @@ export function orgRoutes(ctx: Context) {
           leaveOrg(ctx, principal.accountId, params.id);
           return { org_id: params.id, left: true as const };
         },
-        { params: M.OrgParams, response: { 200: t.Object({ org_id: t.String(), left: t.Literal(true) }) }, ...doc("Leave an organization") },
+        { params: M.OrgParams, response: { 200: M.OrgLeft, ...errors(409) }, ...doc("Leave an organization") }, // 409 last_owner
       )
 
       // Members.
@@ -99,7 +102,7 @@ export function orgRoutes(ctx: Context) {
       .patch("/:id/members/:account_id", ({ principal, params, body }) => setMemberRole(ctx, principal.accountId, params.id, params.account_id, body.role), {
         params: M.MemberParams,
         body: M.RoleBody,
-        response: { 200: M.Member },
+        response: { 200: M.Member, ...errors(409) }, // 409 last_owner
         ...doc("Change another member's role"),
       })
       .delete(
@@ -110,7 +113,7 @@ export function orgRoutes(ctx: Context) {
         },
         {
           params: M.MemberParams,
-          response: { 200: t.Object({ org_id: t.String(), account_id: t.String(), removed: t.Literal(true) }) },
+          response: { 200: M.MemberRemoved, ...errors(409) }, // 409 last_owner
           ...doc("Remove a member (your own id: leave)"),
         },
       )
@@ -132,7 +135,13 @@ export function orgRoutes(ctx: Context) {
           set.status = 201;
           return token === undefined ? invite : { ...invite, token };
         },
-        { params: M.OrgParams, body: M.InviteBody, response: { 201: M.CreatedInvite }, ...doc("Invite a wallet, or create a one-time invite link") },
+        {
+          params: M.OrgParams,
+          body: M.InviteBody,
+          // 409 too_many_invites, already_member, already_invited
+          response: { 201: M.CreatedInvite, ...errors(409) },
+          ...doc("Invite a wallet, or create a one-time invite link"),
+        },
       )
       .delete(
         "/:id/invites/:invite_id",
@@ -140,7 +149,7 @@ export function orgRoutes(ctx: Context) {
           revokeInvite(ctx, principal.accountId, params.id, params.invite_id);
           return { id: params.invite_id, revoked: true as const };
         },
-        { params: M.OrgInviteParams, response: { 200: t.Object({ id: t.String(), revoked: t.Literal(true) }) }, ...doc("Revoke a pending invite") },
+        { params: M.OrgInviteParams, response: { 200: M.InviteRevoked }, ...doc("Revoke a pending invite") },
       )
   );
 }

@@ -8,3 +8,4 @@ export { RECEIPT_HEADERS, receiptHeaders, setReceiptHeaders } from "./headers.ts
 export { rotateSigner } from "./signers.ts";
 export { countRuns, receiptsOfRun, type RunReceiptRow, type RunTotals, runTotals, runTotalsOf } from "./by-run.ts";
 export { type ReceiptCounts, receiptCounts, receiptsAfter, recentlyShared, type SharedReceiptRow, sharedAmong } from "./public-stats.ts";
+export { Address, Hex64, Signature, Statement } from "./models.ts";

@@ -11,30 +11,13 @@ import { Elysia, t } from "elysia";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { renderBadge } from "./badge.ts";
+import * as M from "./models.ts";
 import { getReceipt, getSharedReceipt, shareReceipt, sharedRow, unshareReceipt, verifyStored } from "./service.ts";
 import { currentSigner, listSigners, signerView } from "./signers.ts";
 import { verifyReceipt } from "./verify.ts";
 
 const tags = ["receipts"];
 const session = [{ session: [] }];
-const Params = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
-
-/** Shown in the OpenAPI document only: the route reads any body and answers valid:false for a wrong one. */
-const VerifyBody = {
-  required: true,
-  content: {
-    "application/json": {
-      schema: {
-        type: "object" as const,
-        properties: {
-          receipt: { type: "string" as const, description: "base64url of the canonical JSON payload, exactly as issued" },
-          signature: { type: "string" as const, description: "0x-hex EIP-191 signature of the receipt string (65 bytes)" },
-        },
-        required: ["receipt", "signature"],
-      },
-    },
-  },
-};
 
 export function receiptRoutes(ctx: Context) {
   const open = new Elysia({ prefix: "/v1/receipts" })
@@ -43,13 +26,13 @@ export function receiptRoutes(ctx: Context) {
       "/pubkey",
       () => ({
         address: currentSigner(ctx.db)?.address ?? ctx.signer.address,
-        scheme: "eip191-personal-sign",
-        algorithm: "secp256k1",
-        encoding: "base64url(canonical JSON)",
+        scheme: "eip191-personal-sign" as const,
+        algorithm: "secp256k1" as const,
+        encoding: "base64url(canonical JSON)" as const,
         canonical_json: "object keys sorted ascending by Unicode code point, arrays in order, integers only, minimal string escaping, no whitespace",
         signers: listSigners(ctx.db).map(signerView),
       }),
-      { detail: { summary: "The receipt signer's address and scheme, with every past signer and its validity window", tags } },
+      { response: { 200: M.Pubkey }, detail: { summary: "The receipt signer's address and scheme, with every past signer and its validity window", tags } },
     )
     .post(
       "/verify",
@@ -62,15 +45,17 @@ export function receiptRoutes(ctx: Context) {
       {
         // Any JSON at all: the handler answers every shape itself.
         body: t.Unknown(),
+        response: { 200: M.Verification },
         detail: {
           summary: "Verify a receipt (or any svc signed statement): {valid, recovered_address, payload}, with signer when valid and reason when not",
           tags,
-          requestBody: VerifyBody,
+          requestBody: M.VerifyRequestBody,
         },
       },
     )
     .get("/shared/:id", ({ params }) => getSharedReceipt(ctx, params.id), {
-      params: Params,
+      params: M.Params,
+      response: { 200: M.SharedReceipt },
       detail: { summary: "A receipt its owner shared (404 otherwise, the same as for an unknown id)", tags },
     })
     .get(
@@ -88,21 +73,28 @@ export function receiptRoutes(ctx: Context) {
           },
         });
       },
-      { params: Params, detail: { summary: "SVG badge of a shared receipt: kind, verified, cost (404 when not shared)", tags } },
+      {
+        params: M.Params,
+        // Not JSON: the SVG's content type is declared here (a response schema would be documented as JSON or text/plain).
+        detail: { summary: "SVG badge of a shared receipt: kind, verified, cost (404 when not shared)", tags, responses: M.badgeResponses() },
+      },
     );
 
   const owned = new Elysia({ prefix: "/v1/receipts" })
     .use(guards.session(ctx))
     .get("/:id", ({ principal, params }) => getReceipt(ctx, principal.accountId, params.id), {
-      params: Params,
+      params: M.Params,
+      response: { 200: M.Receipt },
       detail: { summary: "One of the account's receipts, with its decoded payload and sharing state", tags, security: session },
     })
     .post("/:id/share", ({ principal, params }) => shareReceipt(ctx, principal.accountId, params.id), {
-      params: Params,
+      params: M.Params,
+      response: { 200: M.Receipt },
       detail: { summary: "Share the receipt publicly (idempotent): returns share_url and badge_url", tags, security: session },
     })
     .delete("/:id/share", ({ principal, params }) => unshareReceipt(ctx, principal.accountId, params.id), {
-      params: Params,
+      params: M.Params,
+      response: { 200: M.Receipt },
       detail: { summary: "Stop sharing the receipt (idempotent): its public URL and badge answer 404", tags, security: session },
     });
 

@@ -7,8 +7,13 @@
 import { isoTime } from "../../core/clock.ts";
 import { notFound } from "../../core/errors.ts";
 import type { Context } from "../../context.ts";
+import type { Static } from "elysia";
+import type * as M from "./models.ts";
 import { listSigners } from "./signers.ts";
-import { decodeReceipt, type Payload, verifyReceipt } from "./verify.ts";
+import { decodeReceipt, verifyReceipt } from "./verify.ts";
+
+/** A receipt's signed payload (mint.ts), decoded. */
+export type ReceiptPayload = Static<typeof M.ReceiptPayload>;
 
 export interface ReceiptRow {
   id: string;
@@ -43,7 +48,7 @@ export interface ReceiptView {
   share_url: string | null;
   badge_url: string | null;
   /** The decoded receipt, for convenience; the signed string is the record. */
-  payload: Payload;
+  payload: ReceiptPayload;
 }
 
 /** GET /v1/receipts/shared/:id (public). */
@@ -57,7 +62,7 @@ export interface SharedReceiptView {
   receipt: string;
   signature: string;
   signer: string;
-  payload: Payload;
+  payload: ReceiptPayload;
   badge_url: string;
   verify: string;
 }
@@ -67,8 +72,8 @@ const COLUMNS = "id, account_id, key_id, kind, status, cost_micro_usd, run_id, r
 export const sharedUrl = (ctx: Context, id: string) => `${ctx.config.public_url}/v1/receipts/shared/${encodeURIComponent(id)}`;
 export const badgeUrl = (ctx: Context, id: string) => `${ctx.config.public_url}/v1/receipts/${encodeURIComponent(id)}/badge.svg`;
 
-// The stored string is svc's own canonical JSON; it always decodes.
-const payloadOf = (row: ReceiptRow): Payload => decodeReceipt(row.receipt) ?? {};
+// The stored string is svc's own canonical JSON of a mint.ts payload; it always decodes to one.
+const payloadOf = (row: ReceiptRow): ReceiptPayload => decodeReceipt(row.receipt) as ReceiptPayload;
 
 function ownRow(ctx: Context, accountId: string, id: string): ReceiptRow {
   const row = ctx.db.query<ReceiptRow, [string, string]>(`SELECT ${COLUMNS} FROM receipts WHERE id = ? AND account_id = ?`).get(id, accountId);

@@ -13,7 +13,7 @@ import { invalidField } from "../../core/errors.ts";
 import { verifyStatement } from "../../core/statements.ts";
 import type { Context } from "../../context.ts";
 import type { AnchorBlock } from "../anchors/index.ts";
-import { keyRowsOf } from "../keys/index.ts";
+import { type KeyRow, keyRowsOf } from "../keys/index.ts";
 import { type MandateTerms, mandatesForKeys } from "../mandates/index.ts";
 import { currentAnchor, runReceipts } from "./service.ts";
 
@@ -32,7 +32,7 @@ export function parseFramework(value: string | undefined): Framework[] {
 
 interface KeyControls {
   key_id: string;
-  kind: string;
+  kind: KeyRow["kind"];
   scopes: string[];
   monthly_cap_micro_usd: number | null;
   total_cap_micro_usd: number | null;
@@ -192,8 +192,8 @@ export function runAudit(ctx: Context, accountId: string, runId: string, framewo
   const evidence = runEvidence(ctx, accountId, runId);
   return {
     run_id: runId,
-    kind: "evidence_mapping",
-    certification: false,
+    kind: "evidence_mapping" as const,
+    certification: false as const,
     disclaimer: AUDIT_DISCLAIMER,
     generated_at: isoTime(ctx.clock.now()),
     evidence,

@@ -7,6 +7,7 @@
 import { statfsSync } from "node:fs";
 import { isoTime } from "../../core/clock.ts";
 import type { Context } from "../../context.ts";
+import type { ReplicationState } from "../backup/index.ts";
 
 export const HEALTH_SAMPLE_JOB = "health.sample";
 
@@ -107,7 +108,7 @@ export function uptime(ctx: Context, windowMs: number): UptimeWindow {
 /** The public view of replication: state and freshness, never where the replica is. */
 export interface ReplicationView {
   enabled: boolean;
-  state: string;
+  state: ReplicationState;
   replica_kind: string | null;
   last_sync_at: string | null;
   lag_seconds: number | null;

@@ -3,4 +3,4 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export { closedPeriod, instant, orderedPeriod, type Period, TIME_ERROR } from "./period.ts";
+export { closedPeriod, instant, INSTANT_PATTERN, orderedPeriod, type Period, TIME_ERROR } from "./period.ts";

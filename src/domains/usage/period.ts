@@ -7,8 +7,13 @@ import { invalidField } from "../../core/errors.ts";
 
 export const TIME_ERROR = "must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z";
 
-/** TypeBox's date-time format also takes a bare date and Date.parse takes almost anything; a period needs an instant. */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+/**
+ * TypeBox's date-time format also takes a bare date and Date.parse takes almost anything; a
+ * period needs an instant: RFC 3339 with a time zone. A space stands for the "+" of an offset (an
+ * unencoded "+" in a query string arrives as one). The request schemas state the same pattern.
+ */
+export const INSTANT_PATTERN = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+ -]\\d{2}:\\d{2})$";
+const RFC3339 = new RegExp(INSTANT_PATTERN);
 
 /**
  * Milliseconds since the epoch, or 400 naming the field. In a query string an unencoded "+"

@@ -1,20 +1,20 @@
 /**
  * /v1/webhooks (session): spec §4.4 plus replay and enable (docs/webhooks.md). The rules live in
- * service.ts and replay.ts; delivery in delivery.ts.
+ * service.ts and replay.ts; delivery in delivery.ts; the shapes in models.ts.
  */
 import { Elysia, t } from "elysia";
 import { bareArray } from "../../core/envelopes.ts";
 import { invalidField } from "../../core/errors.ts";
-import { Nullable } from "../../core/schemas.ts";
+import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
+import * as M from "./models.ts";
 import { replayMissed } from "./replay.ts";
 import { createWebhook, enableWebhook, listDeliveries, listWebhooks, ownWebhook, revokeWebhook, sendTestEvent } from "./service.ts";
-import { MAX_URL_LENGTH } from "./ssrf.ts";
 
 const tags = ["webhooks"];
 const security = [{ session: [] }];
-const Id = t.Object({ id: t.String() });
+const doc = (summary: string) => ({ detail: { summary, tags, security } });
 
 export function webhookRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1/webhooks" })
@@ -27,27 +27,25 @@ export function webhookRoutes(ctx: Context) {
         return { ...created.view, secret: created.secret };
       },
       {
-        body: t.Object(
-          {
-            url: t.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: "http(s) URL svc POSTs events to; must reach the public internet unless the operator allows private targets" }),
-            events: t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 64, description: 'event types from the catalogue (docs/webhooks.md), or ["*"] for all' }),
-            description: t.Optional(Nullable(t.String({ maxLength: 200 }))),
-          },
-          { additionalProperties: false },
-        ),
-        detail: { summary: "Create a webhook (its whsec_ signing secret is returned once)", tags, security },
+        body: M.CreateWebhookBody,
+        // 409 plan_limit_reached: the plan's webhooks allowance is full.
+        response: { 201: M.CreatedWebhook, ...errors(409) },
+        ...doc("Create a webhook (its whsec_ signing secret is returned once)"),
       },
     )
     .get("", ({ principal }) => bareArray(listWebhooks(ctx, principal.accountId)), {
-      detail: { summary: "The account's webhooks, newest first; never a secret (bare array)", tags, security },
+      response: { 200: t.Array(M.Webhook, { description: "The account's webhooks, newest first (bare array)" }) },
+      ...doc("The account's webhooks, newest first; never a secret (bare array)"),
     })
     .delete("/:id", ({ principal, params }) => revokeWebhook(ctx, principal.accountId, params.id), {
-      params: Id,
-      detail: { summary: "Revoke a webhook: disabled_at set, webhook_revoked fired; final", tags, security },
+      params: M.WebhookParams,
+      response: { 200: M.Webhook },
+      ...doc("Revoke a webhook: disabled_at set, webhook_revoked fired; final"),
     })
     .get("/:id/deliveries", ({ principal, params }) => bareArray(listDeliveries(ctx, principal.accountId, params.id)), {
-      params: Id,
-      detail: { summary: "The webhook's deliveries, newest event first, at most 50 (bare array)", tags, security },
+      params: M.WebhookParams,
+      response: { 200: t.Array(M.Delivery, { description: "Deliveries, newest event first, at most 50 (bare array)" }) },
+      ...doc("The webhook's deliveries, newest event first, at most 50 (bare array)"),
     })
     .post(
       "/:id/test",
@@ -55,7 +53,12 @@ export function webhookRoutes(ctx: Context) {
         set.status = 202;
         return sendTestEvent(ctx, principal.accountId, params.id);
       },
-      { params: Id, detail: { summary: "Send a synthetic webhook_test event through the outbox and dispatcher", tags, security } },
+      {
+        params: M.WebhookParams,
+        // 409 webhook_revoked / webhook_disabled: only an active webhook receives events.
+        response: { 202: M.TestEvent, ...errors(409) },
+        ...doc("Send a synthetic webhook_test event through the outbox and dispatcher"),
+      },
     )
     .post(
       "/:id/replay",
@@ -67,13 +70,16 @@ export function webhookRoutes(ctx: Context) {
         return replayMissed(ctx, row, since);
       },
       {
-        params: Id,
-        body: t.Object({ since: t.String({ format: "date-time", description: "queue again what the webhook missed since this time (within the last 30 days)" }) }, { additionalProperties: false }),
-        detail: { summary: "Queue again the events a webhook missed since a time (failed, skipped while disabled, never queued)", tags, security },
+        params: M.WebhookParams,
+        body: M.ReplayBody,
+        response: { 202: M.ReplayResult, ...errors(409) },
+        ...doc("Queue again the events a webhook missed since a time (failed, skipped while disabled, never queued)"),
       },
     )
     .post("/:id/enable", ({ principal, params }) => enableWebhook(ctx, principal.accountId, params.id), {
-      params: Id,
-      detail: { summary: "Re-enable a webhook the failure rule disabled (a revoked one stays revoked)", tags, security },
+      params: M.WebhookParams,
+      // 409 webhook_revoked: a deleted webhook stays revoked.
+      response: { 200: M.Webhook, ...errors(409) },
+      ...doc("Re-enable a webhook the failure rule disabled (a revoked one stays revoked)"),
     });
 }

@@ -73,6 +73,12 @@ describe("configured", () => {
     for (const file of readdirSync(g.h.dir).filter((f) => f.startsWith("svc.db"))) expect(readFileSync(join(g.h.dir, file)).includes(secret)).toBe(false);
   });
 
+  test("the reply is what its OpenAPI entry declares (through the harness's served-vs-declared check)", async () => {
+    const r = await g.h.json("POST", "/v1/assistant", { body: { messages: [{ role: "user", content: "shape check" }] } });
+    expect(r.status).toBe(200);
+    expect(r.body.object).toBe("assistant.reply");
+  });
+
   test("bad input is a 400 naming the field", async () => {
     const res = await fetch(`${g.url}/v1/assistant`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ messages: [{ role: "system", content: "x" }] }) });
     expect(res.status).toBe(400);
