@@ -5,6 +5,7 @@
  * key's (lifetime cap = budget, allow-lists, not_before/expires_at), so this file only holds
  * the rules for granting, reading, revoking and proving a mandate (docs/mandates.md).
  */
+import type { Static } from "@sinclair/typebox";
 import { isoTime } from "../../core/clock.ts";
 import { invalidField, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
@@ -13,6 +14,8 @@ import { signStatement, type SignedStatement } from "../../core/statements.ts";
 import type { Context } from "../../context.ts";
 import { mintKey, revokeKey } from "../keys/index.ts";
 import { keyInForce, type KeyRow } from "../keys/index.ts";
+// Types only: models.ts reads this file's constants, so a value import would be a cycle.
+import type { Mandate, ProofPayload } from "./models.ts";
 
 const DAY_MS = 86_400_000;
 /** A mandate is a standing grant, not a permanent one: it must end within about a year. */
@@ -72,49 +75,10 @@ export function mandatesForKeys(ctx: Context, keyIds: readonly string[]): Map<st
 
 export type MandateStatus = "active" | "expired" | "revoked" | "exhausted" | "not_yet_valid";
 
-export interface MandateView {
-  id: string;
-  /** The key that spends under the mandate (its replacement, if the key was rotated). */
-  key_id: string;
-  key_prefix: string;
-  name: string | null;
-  purpose: string;
-  budget_micro_usd: number;
-  monthly_cap_micro_usd: number | null;
-  spent_micro_usd: number;
-  /** Reserved for work in flight; it becomes spend or comes back when the work settles. */
-  held_micro_usd: number;
-  remaining_micro_usd: number;
-  scopes: string[];
-  allowed_models: string[] | null;
-  allowed_services: string[] | null;
-  valid_from: string;
-  valid_until: string;
-  status: MandateStatus;
-  revoked_at: string | null;
-  created_at: string;
-}
+export type MandateView = Static<typeof Mandate>;
 
-/** What a proof's statement decodes to (models.ts ProofPayload describes it to clients). */
-export interface MandateProofPayload {
-  v: 1;
-  type: "mandate-proof";
-  mandate_id: string;
-  account_id: string;
-  key_id: string;
-  purpose: string;
-  budget_micro_usd: number;
-  monthly_cap_micro_usd: number | null;
-  spent_micro_usd: number;
-  remaining_micro_usd: number;
-  scopes: string[];
-  allowed_models: string[] | null;
-  allowed_services: string[] | null;
-  valid_from: string;
-  valid_until: string;
-  status: MandateStatus;
-  issued_at: string;
-}
+/** What a proof's statement decodes to (described to clients by models.ts ProofPayload). */
+export type MandateProofPayload = Static<typeof ProofPayload>;
 
 export interface MandateProof extends SignedStatement {
   payload: MandateProofPayload;

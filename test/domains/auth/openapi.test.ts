@@ -6,11 +6,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { accountWithSession } from "../../support/fixtures.ts";
 import { bearer, type Harness, makeHarness } from "../../support/harness.ts";
+import { openapiOf, openObjects, type Schema } from "../../support/openapi-shapes.ts";
 
 let h: Harness;
 afterEach(() => h?.close());
 
-type Schema = Record<string, any>;
 
 const passkeyHarness = () =>
   makeHarness({
@@ -20,19 +20,8 @@ const passkeyHarness = () =>
     },
   });
 
-// Read without the harness's own check, which needs the document route itself declared.
-const openapi = async () => (await (await h.app.handle(new Request("http://svc.test/openapi.json"))).json()) as { paths: Record<string, Record<string, Schema>> };
+const openapi = () => openapiOf(h);
 
-/** Paths (dotted, [] for array items) of object schemas that allow keys they do not list. */
-function openObjects(schema: Schema, at = "body"): string[] {
-  if (!schema || typeof schema !== "object") return [];
-  const found: string[] = [];
-  if (schema.type === "object" && schema.additionalProperties !== false) found.push(at);
-  for (const [key, sub] of Object.entries<Schema>(schema.properties ?? {})) found.push(...openObjects(sub, `${at}.${key}`));
-  if (schema.items) found.push(...openObjects(schema.items, `${at}[]`));
-  for (const sub of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) found.push(...openObjects(sub, at));
-  return found;
-}
 
 const OWN_ERRORS: Record<string, string[]> = {
   "post /v1/auth/verify": ["401"],
