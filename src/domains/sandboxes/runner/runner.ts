@@ -5,7 +5,7 @@
  * sandbox service calls this.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { chown, lstat, mkdir, open, stat } from "node:fs/promises";
+import { chown, lstat, mkdir, open, stat, statfs } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { detectCgroups, NO_CGROUPS, sweepStaleCgroups } from "./cgroups.ts";
@@ -329,7 +329,12 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
         stdinFd: input.fd,
         io: {},
       });
-      if (result.killed_reason === "workspace_quota" || /No space left on device/.test(result.stderr)) throw new WorkspaceQuotaError(limits.workspaceBytes);
+      if (result.killed_reason === "workspace_quota") throw new WorkspaceQuotaError(ws.watchQuotaBytes ?? limits.workspaceBytes);
+      if (result.status !== "ok" && ws.watchQuotaBytes === null) {
+        // tar words ENOSPC in several ways ("Wrote only N of M bytes"); a full file system is the fact to check.
+        const fs = await statfs(ws.dir).catch(() => null);
+        if (fs && fs.bavail * fs.bsize < 64 * 1024) throw new WorkspaceQuotaError(fs.blocks * fs.bsize);
+      }
       if (result.status !== "ok") throw new SandboxUnavailableError(`restore failed (${result.status}): ${result.error ?? result.stderr.trim()}`);
     } finally {
       await input.close();
