@@ -277,9 +277,9 @@ export class RunCgroup {
    * namespace down asynchronously after its init dies, so this retries briefly and kills
    * stragglers; a group that still will not go is left for the next sweep.
    */
-  async remove(): Promise<boolean> {
+  async remove(attempts = 60): Promise<boolean> {
     let left = [...this.dirs];
-    for (let attempt = 0; attempt < 40 && left.length > 0; attempt++) {
+    for (let attempt = 0; attempt < attempts && left.length > 0; attempt++) {
       const still: string[] = [];
       for (const dir of left) {
         try {

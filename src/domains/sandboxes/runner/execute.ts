@@ -152,6 +152,8 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
         // Empty on purpose: bwrap's PID 1 keeps the environment bwrap started with, and the
         // program can read it at /proc/1/environ. The gateway's secrets must not be there.
         env: {},
+        // Nothing of the gateway's own working directory (its data dir, under systemd) either.
+        cwd: "/",
         stdio: [stdinFd ?? "ignore", req.stdoutFd ?? "pipe", "pipe", marker.fd, argsFd, ...dataFds],
       }) as typeof proc;
     } catch (err) {
@@ -262,7 +264,10 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
     };
   } finally {
     await staging.closeAll();
-    if (cgroup) {
+    // Waiting for the group to empty makes "run() returned" mean "none of its processes is
+    // left" (bwrap's monitor can exit a moment before the kernel has finished tearing the
+    // PID namespace down). A group that stays busy is finished in the background.
+    if (cgroup && !(await cgroup.remove(20))) {
       const removal = cgroup.remove().finally(() => pendingRemovals.delete(removal));
       pendingRemovals.add(removal);
     }

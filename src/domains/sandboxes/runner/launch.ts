@@ -37,7 +37,9 @@ export const ARGS_FD = 4;
 /** Exit status of the outer prelude when it cannot join a cgroup. */
 export const JOIN_FAILED = 125;
 
-const JOIN_SCRIPT = `while [ "$1" != -- ]; do echo $$ > "$1" || exit ${JOIN_FAILED}; shift; done; shift; exec "$@"`;
+// `unset PWD`: dash exports PWD even from an empty environment, and whatever this shell
+// exports ends up in bwrap's PID 1, readable inside as /proc/1/environ.
+const JOIN_SCRIPT = `while [ "$1" != -- ]; do echo $$ > "$1" || exit ${JOIN_FAILED}; shift; done; shift; unset PWD; exec "$@"`;
 
 /**
  * dash spells RLIMIT_NPROC `ulimit -p`, bash and busybox `ulimit -u`; trying -u first is safe

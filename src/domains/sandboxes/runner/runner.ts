@@ -111,7 +111,7 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
   }
 
   const [cgroups, languages, tmpfsOk] = await Promise.all([
-    problems.length ? Promise.resolve(NO_CGROUPS) : detectCgroups(),
+    problems.length || options.cgroups === "off" ? Promise.resolve(NO_CGROUPS) : detectCgroups(),
     detectLanguages({ bunPath: options.bunPath, uid: hostUid, gid }),
     options.workspaceQuota === "watch" ? Promise.resolve(false) : canMountTmpfs(workspaceRoot),
   ]);

@@ -86,6 +86,11 @@ export interface RunnerOptions {
    */
   uid?: number;
   gid?: number;
+  /**
+   * "auto": per-run cgroups where this host allows them. "off": rlimits only (what a host
+   * without delegated cgroups gets; also how the fallback is tested on a host with them).
+   */
+  cgroups?: "auto" | "off";
   /** "auto": tmpfs workspaces when the gateway may mount, else "watch". */
   workspaceQuota?: "auto" | QuotaMode;
   /** How often a plain-directory workspace is measured during a run. */
