@@ -198,34 +198,37 @@ export class RunCgroup {
     const pidsDir = support.pidsBase ? join(support.pidsBase, name) : null;
     const cpuDir = support.cpuacctBase ? join(support.cpuacctBase, name) : null;
     const made: string[] = [];
-    const mk = async (dir: string) => {
-      if (made.includes(dir)) return;
-      await mkdir(dir);
-      made.push(dir);
-    };
     try {
-      if (pidsDir) {
-        await mk(pidsDir);
-        await writeFile(join(pidsDir, "pids.max"), String(processes));
+      for (const dir of [pidsDir, memoryDir, cpuDir]) {
+        if (dir === null || made.includes(dir)) continue;
+        await mkdir(dir);
+        made.push(dir);
       }
-      if (memoryDir) {
-        await mk(memoryDir);
-        if (support.version === "v2") {
-          await writeFile(join(memoryDir, "memory.max"), String(memoryBytes));
-          // Swap would let a run exceed its memory by paging; there is no reason to allow it.
-          await writeFile(join(memoryDir, "memory.swap.max"), "0").catch(() => {});
-        } else {
-          await writeFile(join(memoryDir, "memory.limit_in_bytes"), String(memoryBytes));
-          // memsw (memory+swap) exists only with swap accounting; the same value forbids swap.
-          await writeFile(join(memoryDir, "memory.memsw.limit_in_bytes"), String(memoryBytes)).catch(() => {});
-        }
-      }
-      if (cpuDir) await mk(cpuDir);
+      const group = new RunCgroup(support.version, memoryDir, pidsDir, cpuDir);
+      await group.setLimits(memoryBytes, processes);
+      return group;
     } catch (err) {
       for (const dir of made) await rmdir(dir).catch(() => {});
       throw err;
     }
-    return new RunCgroup(support.version, memoryDir, pidsDir, cpuDir);
+  }
+
+  /** Sets (or changes, for a warm launcher's group) the run's memory and process limits. */
+  async setLimits(memoryBytes: number, processes: number): Promise<void> {
+    if (this.pidsDir) await writeFile(join(this.pidsDir, "pids.max"), String(processes));
+    if (!this.memoryDir) return;
+    if (this.version === "v2") {
+      await writeFile(join(this.memoryDir, "memory.max"), String(memoryBytes));
+      // Swap would let a run exceed its memory by paging; there is no reason to allow it.
+      await writeFile(join(this.memoryDir, "memory.swap.max"), "0").catch(() => {});
+      return;
+    }
+    // v1's memsw (memory+swap, only with swap accounting) must stay >= the limit, so it is
+    // written on both sides of the limit: whichever order a raise or a cut needs succeeds.
+    const memsw = join(this.memoryDir, "memory.memsw.limit_in_bytes");
+    await writeFile(memsw, String(memoryBytes)).catch(() => {});
+    await writeFile(join(this.memoryDir, "memory.limit_in_bytes"), String(memoryBytes));
+    await writeFile(memsw, String(memoryBytes)).catch(() => {});
   }
 
   async stats(): Promise<CgroupStats> {

@@ -10,7 +10,8 @@ import { readCapped } from "./capped-output.ts";
 import { RunCgroup, type CgroupSupport } from "./cgroups.ts";
 import { ARGS_FD, launchArgv, STARTED_FD, type HostTools } from "./launch.ts";
 import type { Limits } from "./limits.ts";
-import { accountFiles, bwrapOptions, HOSTS_FILE, NSSWITCH_FILE, WORKSPACE, type FdFile, type SandboxLayout } from "./sandbox-args.ts";
+import { bwrapOptions, WORKSPACE, type FdFile, type SandboxLayout } from "./sandbox-args.ts";
+import { launcherScript, MAX_LAUNCHER_FD, type LauncherPool } from "./launchers.ts";
 import { Staging } from "./staging.ts";
 import type { KilledReason, RunIO, RunResult, RunStatus } from "./types.ts";
 import { measureUsage } from "./workspaces.ts";
@@ -27,6 +28,9 @@ export interface Host {
   gid: number;
   /** Drop to uid/gid before bwrap (the gateway is root). */
   rootMode: boolean;
+  /** /etc/passwd, /etc/group, /etc/hosts, /etc/nsswitch.conf: generated once, mounted read-only. */
+  etcBinds: { host: string; sandbox: string }[];
+  launchers: LauncherPool;
   /** The JavaScript runtime, mounted into every sandbox when there is one. */
   runtimeBinds: { host: string; sandbox: string }[];
   runtimeEnv: Record<string, string>;
@@ -88,27 +92,18 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
   const staging = new Staging(host.stagingDir);
   let cgroup: RunCgroup | null = null;
   try {
-    try {
-      cgroup = await RunCgroup.create(host.cgroups, runId, req.limits.memoryBytes, req.limits.processes);
-    } catch (err) {
-      // Fail closed: a host that has cgroups but cannot make one now does not run unlimited.
-      return runnerError(`cannot create the run's cgroup: ${(err as Error).message}`, started);
-    }
-
-    // Descriptor numbers in the child: 0-2 stdio, STARTED_FD, ARGS_FD, then the data files.
-    const marker = await staging.writable();
-    const dataFds: number[] = [];
+    // Staged files and the descriptor each becomes in the child: 0-2 stdio, STARTED_FD,
+    // ARGS_FD, then the program and input files.
+    const staged: { fd: number; path: string; write: boolean }[] = [];
     const childFd = async (content: string | Uint8Array) => {
-      dataFds.push(await staging.read(content));
-      return ARGS_FD + dataFds.length;
+      const fd = STARTED_FD + staged.length;
+      staged.push({ fd, path: await staging.file(content), write: false });
+      return fd;
     };
-    const accounts = accountFiles(host.uid, host.gid);
-    const dataFiles: FdFile[] = [
-      { fd: await childFd(accounts.passwd), dest: "/etc/passwd", mode: "0444" },
-      { fd: await childFd(accounts.group), dest: "/etc/group", mode: "0444" },
-      { fd: await childFd(HOSTS_FILE), dest: "/etc/hosts", mode: "0444" },
-      { fd: await childFd(NSSWITCH_FILE), dest: "/etc/nsswitch.conf", mode: "0444" },
-    ];
+    staged.push({ fd: STARTED_FD, path: await staging.file(""), write: true });
+    const argsFile = { fd: ARGS_FD, path: "", write: false };
+    staged.push(argsFile);
+    const dataFiles: FdFile[] = [];
     if (req.programFile) {
       dataFiles.push({ fd: await childFd(req.programFile.content), dest: `${PROGRAM_DIR}/${req.programFile.name}`, mode: "0444" });
     }
@@ -130,37 +125,62 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
       tmpBytes: req.limits.tmpBytes,
       workspace,
       dataFiles,
-      roBinds: host.runtimeBinds,
+      roBinds: [...host.etcBinds, ...host.runtimeBinds],
       env: req.env,
     };
-    const argsFd = await staging.read(`${bwrapOptions(layout, host.system).join("\0")}\0`);
-    const stdinFd = req.stdinFd ?? (req.stdin !== null && req.stdin !== undefined ? await staging.read(req.stdin) : null);
+    argsFile.path = await staging.file(`${bwrapOptions(layout, host.system).join("\0")}\0`);
+    const stdinPath = req.stdinFd === null && req.stdin !== null && req.stdin !== undefined ? await staging.file(req.stdin) : null;
+    const markerPath = staged[0]!.path;
 
+    // A warm launcher when one fits this run (it redirects single-digit descriptors only, and
+    // the runner's own tar runs hand it descriptors it cannot open by path); else a cold start.
+    const canWarm = req.stdoutFd === null && req.stdinFd === null && staged.every((f) => f.fd <= MAX_LAUNCHER_FD);
+    const launcher = canWarm ? await host.launchers.take(req.limits.memoryBytes, req.limits.processes) : null;
+    if (launcher) {
+      cgroup = launcher.cgroup;
+    } else {
+      try {
+        cgroup = await RunCgroup.create(host.cgroups, runId, req.limits.memoryBytes, req.limits.processes);
+      } catch (err) {
+        // Fail closed: a host that has cgroups but cannot make one now does not run unlimited.
+        return runnerError(`cannot create the run's cgroup: ${(err as Error).message}`, started);
+      }
+    }
     const argv = launchArgv({
       tools: host.tools,
       limits: req.limits,
       addressSpaceBytes: req.addressSpaceBytes,
       dropTo: host.rootMode ? { uid: host.uid, gid: host.gid } : null,
-      cgroupProcsFiles: cgroup?.procsFiles ?? [],
+      cgroupProcsFiles: launcher ? [] : (cgroup?.procsFiles ?? []),
       program: req.program,
     });
 
-    let proc: Bun.Subprocess<"ignore" | number, "pipe" | number, "pipe">;
-    try {
-      proc = Bun.spawn({
-        cmd: argv,
-        // Empty on purpose: bwrap's PID 1 keeps the environment bwrap started with, and the
-        // program can read it at /proc/1/environ. The gateway's secrets must not be there.
-        env: {},
-        // Nothing of the gateway's own working directory (its data dir, under systemd) either.
-        cwd: "/",
-        stdio: [stdinFd ?? "ignore", req.stdoutFd ?? "pipe", "pipe", marker.fd, argsFd, ...dataFds],
-      }) as typeof proc;
-    } catch (err) {
-      return runnerError(`cannot start bwrap: ${(err as Error).message}`, started);
+    let proc: Bun.Subprocess<"ignore" | "pipe" | number, "pipe" | number, "pipe">;
+    if (launcher) {
+      proc = launcher.proc;
+      const script = await staging.file(launcherScript(stdinPath, staged, argv));
+      launcher.proc.stdin.write(`${script}\n`);
+      await launcher.proc.stdin.end();
+    } else {
+      try {
+        const stdinFd = req.stdinFd ?? (stdinPath ? await staging.open(stdinPath) : null);
+        const fds: number[] = [];
+        for (const f of staged) fds[f.fd] = await staging.open(f.path, f.write);
+        proc = Bun.spawn({
+          cmd: argv,
+          // Empty on purpose: bwrap's PID 1 keeps the environment bwrap started with, and the
+          // program can read it at /proc/1/environ. The gateway's secrets must not be there.
+          env: {},
+          // Nothing of the gateway's own working directory (its data dir, under systemd) either.
+          cwd: "/",
+          stdio: [stdinFd ?? "ignore", req.stdoutFd ?? "pipe", "pipe", ...fds.slice(3)],
+        }) as typeof proc;
+      } catch (err) {
+        return runnerError(`cannot start bwrap: ${(err as Error).message}`, started);
+      }
+      // The child holds its own copies now.
+      await staging.closeHandles();
     }
-    // The child holds its own copies now.
-    await staging.closeHandles();
 
     // A holder, not a plain `let`: the timer and readers set it from callbacks.
     const killed: { reason: KilledReason | null } = { reason: null };
@@ -211,7 +231,7 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
     if (watcher) clearInterval(watcher);
     req.io.signal?.removeEventListener("abort", onAbort);
 
-    const sandboxStarted = ((await stat(marker.path).catch(() => null))?.size ?? 0) > 0;
+    const sandboxStarted = ((await stat(markerPath).catch(() => null))?.size ?? 0) > 0;
     const cg = cgroup ? await cgroup.stats() : null;
     const cpuMs = cg?.cpuMs ?? null;
     const decoder = new TextDecoder();

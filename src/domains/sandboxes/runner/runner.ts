@@ -5,7 +5,7 @@
  * sandbox service calls this.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { chown, lstat, mkdir, open, stat, statfs } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, open, stat, statfs, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { detectCgroups, NO_CGROUPS, sweepStaleCgroups } from "./cgroups.ts";
@@ -15,7 +15,8 @@ import { execute, settleCgroupRemovals, type Host, type SandboxRequest } from ".
 import { detectLanguages, LANGUAGE_NAMES, programArgv, reachableBy, type Language } from "./languages.ts";
 import type { HostTools } from "./launch.ts";
 import { checkLimitsObject, DEFAULT_LIMITS, limitsJson, MAX_LIMITS, resolveLimits, type Limits } from "./limits.ts";
-import { systemMounts, WORKSPACE } from "./sandbox-args.ts";
+import { accountFiles, HOSTS_FILE, NSSWITCH_FILE, systemMounts, WORKSPACE } from "./sandbox-args.ts";
+import { LauncherPool } from "./launchers.ts";
 import { Staging } from "./staging.ts";
 import type { Posture, RunIO, RunnerOptions, RunResult, RunSpec } from "./types.ts";
 import { listWorkspaceDir, readWorkspaceFile, writeWorkspaceFile, type DirEntry } from "./workspace-files.ts";
@@ -27,6 +28,8 @@ const MAX_STDIN_BYTES = 16 * 1024 * 1024;
 const MAX_FILES = 256;
 const MAX_ARGS = 1024;
 const SNAPSHOT_TIMEOUT_MS = 120_000;
+/** Warm launchers kept ready (launchers.ts): enough for a burst, each an idle shell. */
+const DEFAULT_WARM_LAUNCHERS = 4;
 
 /** The files API of one workspace, with the runner's owner and quota already applied. */
 export interface WorkspaceFiles {
@@ -119,6 +122,26 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
   if (options.workspaceQuota === "tmpfs" && !tmpfsOk) problems.push("workspaceQuota \"tmpfs\" was asked for, but this gateway cannot mount a tmpfs");
   const quotaMode: QuotaMode = tmpfsOk ? "tmpfs" : "watch";
 
+  // The generated account and name-service files, the same for every run: written once where
+  // the sandbox uid can read them (under the workspace root, which it must reach anyway).
+  const etcDir = join(workspaceRoot, ".svc-etc");
+  await mkdir(etcDir, { recursive: true, mode: 0o755 });
+  await chmod(etcDir, 0o755);
+  const accounts = accountFiles(uid, gid);
+  const etcFiles: [string, string][] = [
+    ["passwd", accounts.passwd],
+    ["group", accounts.group],
+    ["hosts", HOSTS_FILE],
+    ["nsswitch.conf", NSSWITCH_FILE],
+  ];
+  for (const [name, content] of etcFiles) {
+    await writeFile(join(etcDir, name), content, { mode: 0o444 });
+    await chmod(join(etcDir, name), 0o444);
+  }
+
+  const launchers = new LauncherPool(cgroups, tools.sh, options.warmLaunchers ?? DEFAULT_WARM_LAUNCHERS);
+  launchers.refill();
+
   const js = languages.get("javascript")!;
   const host: Host = {
     tools,
@@ -128,6 +151,8 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
     uid,
     gid,
     rootMode,
+    etcBinds: etcFiles.map(([name]) => ({ host: join(etcDir, name), sandbox: `/etc/${name}` })),
+    launchers,
     runtimeBinds: js.available && js.bind ? [js.bind] : [],
     runtimeEnv: js.available ? js.env : {},
     quotaWatchIntervalMs: options.quotaWatchIntervalMs ?? 200,
@@ -372,6 +397,7 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
     snapshot,
     restore,
     async close() {
+      await launchers.close();
       await settleCgroupRemovals();
       if (!options.stagingDir) rmSync(stagingDir, { recursive: true, force: true });
     },

@@ -1,14 +1,15 @@
 /**
- * Hands content to bwrap as open file descriptors: written to a file in the runner's private
- * directory (0700, the gateway's user only), opened, and unlinked at once, so nothing of a
- * program, its input or its arguments lies around by name, and bwrap, which may already run
- * as the sandbox uid, never needs a path it could not reach. bwrap reads and closes each one
- * during setup; the program never inherits them.
+ * Hands a run's content to bwrap: its options, the program file, one-shot input files, stdin,
+ * and the empty "started" marker. Each is a file in the runner's private directory (0700, the
+ * gateway's user only), opened by the launch as a numbered descriptor: by the gateway itself
+ * (a cold start) or by a warm launcher's redirections (launchers.ts). bwrap, which may already
+ * run as the sandbox uid, never needs a path it could not reach; it reads and closes each
+ * descriptor during setup, so the program never inherits them. The files go when the run ends.
  */
-import { mkdirSync, chmodSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { open, unlink, writeFile, type FileHandle } from "node:fs/promises";
-import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 
 export class Staging {
   private readonly dir: string;
@@ -25,36 +26,22 @@ export class Staging {
     chmodSync(dir, 0o700);
   }
 
-  private name(): string {
-    return join(this.dir, randomBytes(12).toString("hex"));
-  }
-
-  /** A read-only descriptor positioned at the start of `content`. */
-  async read(content: string | Uint8Array): Promise<number> {
-    const path = this.name();
-    await writeFile(path, content, { mode: 0o600, flag: "wx" });
-    try {
-      const handle = await open(path, "r");
-      this.handles.push(handle);
-      return handle.fd;
-    } finally {
-      await unlink(path).catch(() => {});
-    }
-  }
-
-  /**
-   * A write-only descriptor to an empty file whose content is read back after the run (the
-   * "sandbox started" marker). The file stays until `closeAll`.
-   */
-  async writable(): Promise<{ fd: number; path: string }> {
-    const path = this.name();
-    const handle = await open(path, "wx", 0o600);
-    this.handles.push(handle);
+  /** Writes `content` to a new private file; returns its path. */
+  async file(content: string | Uint8Array): Promise<string> {
+    const path = join(this.dir, randomBytes(12).toString("hex"));
     this.paths.push(path);
-    return { fd: handle.fd, path };
+    await writeFile(path, content, { mode: 0o600, flag: "wx" });
+    return path;
   }
 
-  /** Our copies; the child keeps its own until bwrap has consumed them. */
+  /** Opens a staged file (read-only, or write-only for the marker); the handle closes with closeHandles. */
+  async open(path: string, write = false): Promise<number> {
+    const handle = await open(path, write ? "w" : "r");
+    this.handles.push(handle);
+    return handle.fd;
+  }
+
+  /** Our copies of the descriptors; the child has its own once spawned. */
   async closeHandles(): Promise<void> {
     await Promise.all(this.handles.splice(0).map((h) => h.close().catch(() => {})));
   }

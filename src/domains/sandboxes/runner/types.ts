@@ -91,6 +91,11 @@ export interface RunnerOptions {
    * without delegated cgroups gets; also how the fallback is tested on a host with them).
    */
   cgroups?: "auto" | "off";
+  /**
+   * Shells kept waiting inside fresh per-run cgroups, so a run does not wait for the kernel
+   * to move a process into one (launchers.ts). Default 4; 0 turns them off.
+   */
+  warmLaunchers?: number;
   /** "auto": tmpfs workspaces when the gateway may mount, else "watch". */
   workspaceQuota?: "auto" | QuotaMode;
   /** How often a plain-directory workspace is measured during a run. */
