@@ -132,62 +132,71 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
     const stdinPath = req.stdinFd === null && req.stdin !== null && req.stdin !== undefined ? await staging.file(req.stdin) : null;
     const markerPath = staged[0]!.path;
 
+    const launchFor = (joinFiles: string[]) =>
+      launchArgv({
+        tools: host.tools,
+        limits: req.limits,
+        addressSpaceBytes: req.addressSpaceBytes,
+        dropTo: host.rootMode ? { uid: host.uid, gid: host.gid } : null,
+        cgroupProcsFiles: joinFiles,
+        program: req.program,
+      });
+
     // A warm launcher when one fits this run (it redirects single-digit descriptors only, and
     // the runner's own tar runs hand it descriptors it cannot open by path); else a cold start.
+    let proc: Bun.Subprocess<"ignore" | "pipe" | number, "pipe" | number, "pipe"> | null = null;
     const canWarm = req.stdoutFd === null && req.stdinFd === null && staged.every((f) => f.fd <= MAX_LAUNCHER_FD);
     const launcher = canWarm ? await host.launchers.take(req.limits.memoryBytes, req.limits.processes) : null;
     if (launcher) {
       cgroup = launcher.cgroup;
-    } else {
+      try {
+        const script = await staging.file(launcherScript(stdinPath, staged, launchFor([])));
+        launcher.proc.stdin.write(`${script}\n`);
+        await launcher.proc.stdin.end();
+        proc = launcher.proc;
+      } catch {
+        // It died between take() and now: discard it and start cold.
+        launcher.proc.kill(SIGKILL);
+        const removal = launcher.cgroup.remove().finally(() => pendingRemovals.delete(removal));
+        pendingRemovals.add(removal);
+        cgroup = null;
+      }
+    }
+    if (!proc) {
       try {
         cgroup = await RunCgroup.create(host.cgroups, runId, req.limits.memoryBytes, req.limits.processes);
       } catch (err) {
         // Fail closed: a host that has cgroups but cannot make one now does not run unlimited.
         return runnerError(`cannot create the run's cgroup: ${(err as Error).message}`, started);
       }
-    }
-    const argv = launchArgv({
-      tools: host.tools,
-      limits: req.limits,
-      addressSpaceBytes: req.addressSpaceBytes,
-      dropTo: host.rootMode ? { uid: host.uid, gid: host.gid } : null,
-      cgroupProcsFiles: launcher ? [] : (cgroup?.procsFiles ?? []),
-      program: req.program,
-    });
-
-    let proc: Bun.Subprocess<"ignore" | "pipe" | number, "pipe" | number, "pipe">;
-    if (launcher) {
-      proc = launcher.proc;
-      const script = await staging.file(launcherScript(stdinPath, staged, argv));
-      launcher.proc.stdin.write(`${script}\n`);
-      await launcher.proc.stdin.end();
-    } else {
       try {
         const stdinFd = req.stdinFd ?? (stdinPath ? await staging.open(stdinPath) : null);
         const fds: number[] = [];
         for (const f of staged) fds[f.fd] = await staging.open(f.path, f.write);
         proc = Bun.spawn({
-          cmd: argv,
+          cmd: launchFor(cgroup?.procsFiles ?? []),
           // Empty on purpose: bwrap's PID 1 keeps the environment bwrap started with, and the
           // program can read it at /proc/1/environ. The gateway's secrets must not be there.
           env: {},
           // Nothing of the gateway's own working directory (its data dir, under systemd) either.
           cwd: "/",
-          stdio: [stdinFd ?? "ignore", req.stdoutFd ?? "pipe", "pipe", ...fds.slice(3)],
-        }) as typeof proc;
+          stdio: [stdinFd ?? "ignore", req.stdoutFd ?? "pipe", "pipe", ...fds.slice(STARTED_FD)],
+        }) as NonNullable<typeof proc>;
       } catch (err) {
         return runnerError(`cannot start bwrap: ${(err as Error).message}`, started);
+      } finally {
+        // The child holds its own copies now.
+        await staging.closeHandles();
       }
-      // The child holds its own copies now.
-      await staging.closeHandles();
     }
+    const child = proc;
 
     // A holder, not a plain `let`: the timer and readers set it from callbacks.
     const killed: { reason: KilledReason | null } = { reason: null };
     const kill = (reason: KilledReason) => {
       if (killed.reason !== null) return;
       killed.reason = reason;
-      proc.kill(SIGKILL);
+      child.kill(SIGKILL);
       void cgroup?.killAll();
     };
     const timer = setTimeout(() => kill("timeout"), req.limits.timeoutMs);
@@ -223,10 +232,10 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
         : undefined;
     const stdoutP =
       req.stdoutFd === null
-        ? readCapped(proc.stdout as ReadableStream<Uint8Array>, req.limits.stdoutBytes, guard(req.io.onStdout), () => kill("output_limit"))
+        ? readCapped(child.stdout as ReadableStream<Uint8Array>, req.limits.stdoutBytes, guard(req.io.onStdout), () => kill("output_limit"))
         : Promise.resolve({ bytes: new Uint8Array(0), truncated: false });
-    const stderrP = readCapped(proc.stderr, req.limits.stderrBytes, guard(req.io.onStderr), () => kill("output_limit"));
-    const [out, err] = await Promise.all([stdoutP, stderrP, proc.exited]);
+    const stderrP = readCapped(child.stderr, req.limits.stderrBytes, guard(req.io.onStderr), () => kill("output_limit"));
+    const [out, err] = await Promise.all([stdoutP, stderrP, child.exited]);
     clearTimeout(timer);
     if (watcher) clearInterval(watcher);
     req.io.signal?.removeEventListener("abort", onAbort);
@@ -238,11 +247,11 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
     const stderrText = decoder.decode(err.bytes);
 
     if (!sandboxStarted && killed.reason === null) {
-      return runnerError(`the sandbox did not start (exit ${proc.exitCode ?? proc.signalCode}): ${stderrText.trim().slice(0, 2000)}`, started);
+      return runnerError(`the sandbox did not start (exit ${child.exitCode ?? child.signalCode}): ${stderrText.trim().slice(0, 2000)}`, started);
     }
 
     const killedReason = killed.reason;
-    const exitCode = proc.exitCode;
+    const exitCode = child.exitCode;
     let signal: string | null = null;
     let status: RunStatus;
     let reason: KilledReason | null = killedReason;
