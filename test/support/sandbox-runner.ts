@@ -44,9 +44,9 @@ export function sandboxRunner(options: Partial<RunnerOptions> = {}): { ready: Pr
   return { ready, root };
 }
 
-/** A plain directory workspace (quota watched, not a tmpfs), as a caller might pass one. */
+/** A plain directory workspace (quota watched, not a tmpfs) under the runner's workspace root. */
 export function plainWorkspace(root: string, name: string): string {
-  const dir = join(root, name);
+  const dir = join(root, "workspaces", name);
   mkdirSync(dir, { mode: 0o700 });
   return dir;
 }

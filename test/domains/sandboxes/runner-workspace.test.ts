@@ -3,10 +3,11 @@
  * listing), quotas (tmpfs and watched plain directories) and snapshots.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   FileTooLargeError,
+  InvalidRunSpecError,
   MAX_FILE_WRITE_BYTES,
   WorkspacePathError,
   WorkspaceQuotaError,
@@ -77,6 +78,27 @@ describe("sessions", () => {
     } finally {
       await runner.removeWorkspace(ws.dir);
     }
+  });
+});
+
+describe("workspace roots", () => {
+  test("runs, the files API and removal accept only directories under the workspace root", async () => {
+    const runner = await ready;
+    const outside = join(root, "outside");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "secret.txt"), "s");
+    for (const dir of [outside, "/etc", join(root, "workspaces"), join(root, "workspaces", ".svc-etc"), join(root, "workspaces", "..", "outside")]) {
+      await expect(runner.run({ language: "bash", code: "true", workspaceDir: dir })).rejects.toBeInstanceOf(InvalidRunSpecError);
+      await expect(runner.files(dir).read("secret.txt")).rejects.toBeInstanceOf(InvalidRunSpecError);
+      await expect(runner.files(dir).list()).rejects.toBeInstanceOf(InvalidRunSpecError);
+      await expect(runner.removeWorkspace(dir)).rejects.toBeInstanceOf(InvalidRunSpecError);
+    }
+    // A symlink under the root that points outside is resolved first, and refused.
+    symlinkSync(outside, join(root, "workspaces", "link"));
+    await expect(runner.run({ language: "bash", code: "true", workspaceDir: join(root, "workspaces", "link") })).rejects.toBeInstanceOf(InvalidRunSpecError);
+    await expect(runner.files(join(root, "workspaces", "link")).read("secret.txt")).rejects.toBeInstanceOf(InvalidRunSpecError);
+    expect(existsSync(join(outside, "secret.txt"))).toBe(true);
+    expect(lstatSync(outside).uid).toBe(process.getuid!());
   });
 });
 
@@ -222,7 +244,7 @@ describe("snapshots", () => {
     const archive = join(root, "exists.tar.gz");
     writeFileSync(archive, "keep");
     try {
-      expect(runner.snapshot(ws.dir, archive)).rejects.toThrow();
+      await expect(runner.snapshot(ws.dir, archive)).rejects.toThrow();
       expect(readFileSync(archive, "utf8")).toBe("keep");
     } finally {
       await runner.removeWorkspace(ws.dir);

@@ -254,7 +254,7 @@ describe("a host without bubblewrap", () => {
       expect(r.error).toContain("bubblewrap");
       expect(r.exit_code).toBeNull();
       // A bad spec is still the caller's error.
-      expect(runner.run({ language: "bash" } as never)).rejects.toBeInstanceOf(InvalidRunSpecError);
+      await expect(runner.run({ language: "bash" } as never)).rejects.toBeInstanceOf(InvalidRunSpecError);
     } finally {
       await runner.close();
     }

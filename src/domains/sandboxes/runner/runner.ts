@@ -5,29 +5,25 @@
  * sandbox service calls this.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { chmod, chown, lstat, mkdir, open, stat, statfs, writeFile } from "node:fs/promises";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { detectCgroups, NO_CGROUPS, sweepStaleCgroups } from "./cgroups.ts";
-import { validateEnv, BASE_ENV } from "./env.ts";
-import { InvalidRunSpecError, SandboxUnavailableError, WorkspaceQuotaError } from "./errors.ts";
-import { execute, settleCgroupRemovals, type Host, type SandboxRequest } from "./execute.ts";
-import { detectLanguages, LANGUAGE_NAMES, programArgv, reachableBy, type Language } from "./languages.ts";
+import { InvalidRunSpecError } from "./errors.ts";
+import { execute, settleCgroupRemovals, type Host } from "./execute.ts";
+import { detectLanguages, LANGUAGE_NAMES, reachableBy } from "./languages.ts";
 import type { HostTools } from "./launch.ts";
-import { checkLimitsObject, DEFAULT_LIMITS, limitsJson, MAX_LIMITS, resolveLimits, type Limits } from "./limits.ts";
-import { accountFiles, HOSTS_FILE, NSSWITCH_FILE, systemMounts, WORKSPACE } from "./sandbox-args.ts";
+import { checkLimitsObject, DEFAULT_LIMITS, limitsJson, MAX_LIMITS, type Limits } from "./limits.ts";
+import { baseRequest, checkSpec, planRun, type RunContext } from "./run-plan.ts";
+import { accountFiles, HOSTS_FILE, NSSWITCH_FILE, systemMounts } from "./sandbox-args.ts";
+import { restoreWorkspace, snapshotWorkspace } from "./snapshots.ts";
 import { LauncherPool } from "./launchers.ts";
 import { Staging } from "./staging.ts";
 import type { Posture, RunIO, RunnerOptions, RunResult, RunSpec } from "./types.ts";
 import { listWorkspaceDir, readWorkspaceFile, writeWorkspaceFile, type DirEntry } from "./workspace-files.ts";
-import { parseWorkspacePath, type Owner } from "./workspace-paths.ts";
-import { canMountTmpfs, createWorkspace, isMountPoint, removeWorkspace, type QuotaMode, type Workspace } from "./workspaces.ts";
+import type { Owner } from "./workspace-paths.ts";
+import { canMountTmpfs, createWorkspace, isMountPoint, removeWorkspace, workspaceUnder, type QuotaMode, type Workspace } from "./workspaces.ts";
 
-const MAX_CODE_BYTES = 4 * 1024 * 1024;
-const MAX_STDIN_BYTES = 16 * 1024 * 1024;
-const MAX_FILES = 256;
-const MAX_ARGS = 1024;
-const SNAPSHOT_TIMEOUT_MS = 120_000;
 /** Warm launchers kept ready (launchers.ts): enough for a burst, each an idle shell. */
 const DEFAULT_WARM_LAUNCHERS = 4;
 
@@ -45,7 +41,7 @@ export interface Runner {
   readonly max: Readonly<Limits>;
   /** Runs one program in a fresh sandbox. Throws InvalidRunSpecError for a bad spec; every other outcome is a RunResult. */
   run(spec: RunSpec, io?: RunIO): Promise<RunResult>;
-  /** A new empty session workspace under options.workspaceRoot. */
+  /** A new empty session workspace under options.workspaceRoot (workspaces must live there). */
   createWorkspace(quotaBytes?: number): Promise<Workspace>;
   removeWorkspace(dir: string): Promise<void>;
   /** The files API of a workspace; `quotaBytes` applies to a plain-directory workspace (default: defaults.workspaceBytes). */
@@ -158,127 +154,15 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
     quotaWatchIntervalMs: options.quotaWatchIntervalMs ?? 200,
   };
 
-  const maxOverhead = Math.max(...[...languages.values()].map((l) => l.addressSpaceOverheadBytes));
-  const baseRequest = (limits: Limits, overhead: number): Omit<SandboxRequest, "program" | "programFile" | "workspace" | "io"> => ({
-    limits,
-    addressSpaceBytes: limits.memoryBytes + overhead,
-    env: { ...BASE_ENV, ...host.runtimeEnv },
-    stdin: null,
-    stdinFd: null,
-    stdoutFd: null,
-  });
-
-  /** A session workspace as run() binds it: owned by the sandbox uid, quota by mount or by watch. */
-  async function bindWorkspace(dir: string, limits: Limits): Promise<{ kind: "bind"; dir: string; watchQuotaBytes: number | null }> {
-    const abs = resolve(dir);
-    const st = await lstat(abs).catch(() => null);
-    if (!st || !st.isDirectory()) throw new InvalidRunSpecError("workspaceDir", "must be an existing directory (not a symlink)");
-    if (rootMode) {
-      if (st.uid !== uid) await chown(abs, uid, gid);
-      if (!reachableBy(abs, uid, gid)) throw new SandboxUnavailableError(`workspace ${abs} is not reachable by the sandbox uid ${uid}`);
-    }
-    // A workspace that is its own mount (createWorkspace's tmpfs) is held to size by the kernel.
-    return { kind: "bind", dir: abs, watchQuotaBytes: (await isMountPoint(abs)) ? null : limits.workspaceBytes };
-  }
-
-  function planFiles(files: unknown, limits: Limits): { path: string[]; raw: string; content: string }[] {
-    if (files === undefined) return [];
-    if (typeof files !== "object" || files === null || Array.isArray(files)) throw new InvalidRunSpecError("files", "must be an object of path -> content");
-    const entries = Object.entries(files);
-    if (entries.length > MAX_FILES) throw new InvalidRunSpecError("files", `at most ${MAX_FILES} files`);
-    const out: { path: string[]; raw: string; content: string }[] = [];
-    let total = 0;
-    for (const [raw, content] of entries) {
-      let path: string[];
-      try {
-        path = parseWorkspacePath(raw);
-      } catch (err) {
-        throw new InvalidRunSpecError(`files.${raw}`, (err as Error).message);
-      }
-      if (path.length === 0) throw new InvalidRunSpecError(`files.${raw}`, "must name a file");
-      if (typeof content !== "string") throw new InvalidRunSpecError(`files.${raw}`, "must be a UTF-8 string");
-      const bytes = Buffer.byteLength(content);
-      if (bytes > limits.fileSizeBytes) throw new InvalidRunSpecError(`files.${raw}`, `exceeds limits.fileSizeBytes (${limits.fileSizeBytes})`);
-      total += bytes;
-      out.push({ path, raw, content });
-    }
-    if (total > limits.workspaceBytes) throw new InvalidRunSpecError("files", `exceed limits.workspaceBytes (${limits.workspaceBytes}) in all`);
-    const joined = new Set(out.map((f) => f.path.join("/")));
-    for (const f of out) {
-      for (let i = 1; i < f.path.length; i++) {
-        if (joined.has(f.path.slice(0, i).join("/"))) throw new InvalidRunSpecError(`files.${f.raw}`, "a parent of this path is also a file");
-      }
-    }
-    return out;
-  }
-
-  function planRun(spec: RunSpec): { limits: Limits; language: Language | null; program: string[]; programFile: SandboxRequest["programFile"]; env: Record<string, string> } {
-    if (typeof spec !== "object" || spec === null) throw new InvalidRunSpecError("spec", "must be an object");
-    const limits = resolveLimits(defaults, max, spec.timeoutMs === undefined ? spec.limits : { ...spec.limits, timeoutMs: spec.timeoutMs });
-    let language: Language | null = null;
-    if (spec.language !== undefined) {
-      if (!LANGUAGE_NAMES.includes(spec.language)) throw new InvalidRunSpecError("language", `must be one of ${LANGUAGE_NAMES.join(", ")}`);
-      language = languages.get(spec.language)!;
-    }
-    const hasCode = spec.code !== undefined;
-    const hasCommand = spec.command !== undefined;
-    if (hasCode === hasCommand) throw new InvalidRunSpecError(hasCode ? "command" : "code", "give exactly one of code and command");
-    const args = spec.args ?? [];
-    if (!Array.isArray(args) || args.length > MAX_ARGS || !args.every((a) => typeof a === "string" && !a.includes("\0"))) {
-      throw new InvalidRunSpecError("args", `must be at most ${MAX_ARGS} strings without NUL`);
-    }
-    const userEnv = validateEnv(spec.env);
-    if (spec.stdin !== undefined) {
-      if (typeof spec.stdin !== "string" && !(spec.stdin instanceof Uint8Array)) throw new InvalidRunSpecError("stdin", "must be a string or bytes");
-      const n = typeof spec.stdin === "string" ? Buffer.byteLength(spec.stdin) : spec.stdin.byteLength;
-      if (n > MAX_STDIN_BYTES) throw new InvalidRunSpecError("stdin", `at most ${MAX_STDIN_BYTES} bytes`);
-    }
-    if (hasCode) {
-      if (!language) throw new InvalidRunSpecError("language", "is required with code");
-      if (typeof spec.code !== "string") throw new InvalidRunSpecError("code", "must be a string");
-      if (Buffer.byteLength(spec.code) > MAX_CODE_BYTES) throw new InvalidRunSpecError("code", `at most ${MAX_CODE_BYTES} bytes`);
-      if (!language.available) throw new InvalidRunSpecError("language", `${language.name} is not available on this host: ${language.reason}`);
-      const env: Record<string, string> = language.name === "python" ? { PYTHONPATH: WORKSPACE } : {};
-      return { limits, language, program: programArgv(language, args), programFile: { name: language.file, content: spec.code! }, env: { ...env, ...userEnv } };
-    }
-    const command = spec.command!;
-    if (!Array.isArray(command) || command.length === 0 || !command.every((a) => typeof a === "string" && !a.includes("\0"))) {
-      throw new InvalidRunSpecError("command", "must be a non-empty array of strings without NUL");
-    }
-    if (spec.args !== undefined) throw new InvalidRunSpecError("args", "goes with code; put a command's arguments in command");
-    return { limits, language, program: command, programFile: null, env: userEnv };
-  }
-
-  async function runPlanned(spec: RunSpec, io: RunIO): Promise<RunResult> {
-    const plan = planRun(spec);
-    const files = planFiles(spec.files, plan.limits);
-    const overhead = plan.language?.addressSpaceOverheadBytes ?? maxOverhead;
-    const base = baseRequest(plan.limits, overhead);
-    const req: SandboxRequest = {
-      ...base,
-      env: { ...base.env, ...plan.env },
-      program: plan.program,
-      programFile: plan.programFile,
-      stdin: spec.stdin ?? null,
-      io,
-      workspace: { kind: "tmpfs", files: [] },
-    };
-    if (spec.workspaceDir !== undefined) {
-      if (typeof spec.workspaceDir !== "string") throw new InvalidRunSpecError("workspaceDir", "must be a path");
-      const ws = await bindWorkspace(spec.workspaceDir, plan.limits);
-      for (const f of files) {
-        await writeWorkspaceFile(ws.dir, f.raw, Buffer.from(f.content), {
-          owner,
-          quotaBytes: ws.watchQuotaBytes,
-          maxBytes: plan.limits.fileSizeBytes,
-        });
-      }
-      req.workspace = ws;
-    } else {
-      req.workspace = { kind: "tmpfs", files: files.map((f) => ({ path: f.path, content: f.content })) };
-    }
-    return execute(host, req);
-  }
+  const ctx: RunContext = {
+    host,
+    defaults,
+    max,
+    languages,
+    workspaceRoot,
+    owner,
+    maxOverhead: Math.max(...[...languages.values()].map((l) => l.addressSpaceOverheadBytes)),
+  };
 
   const posture: Posture = Object.freeze({
     available: false,
@@ -305,7 +189,7 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
   // Prove the whole path once: a sandbox that starts and reports the rlimits it got.
   if (problems.length === 0) {
     const check = await execute(host, {
-      ...baseRequest(defaults, 0),
+      ...baseRequest(ctx, defaults, 0),
       program: ["/bin/sh", "-c", "cat /proc/self/limits"],
       programFile: null,
       workspace: { kind: "tmpfs", files: [] },
@@ -319,64 +203,15 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
   }
   current = Object.freeze({ ...current, available: problems.length === 0, reason: problems.length ? problems.join("; ") : null });
 
-  async function snapshot(workspaceDir: string, archivePath: string): Promise<{ bytes: number }> {
-    const limits: Limits = { ...defaults, timeoutMs: SNAPSHOT_TIMEOUT_MS, cpuMs: SNAPSHOT_TIMEOUT_MS, fileSizeBytes: max.workspaceBytes * 2, processes: 16 };
-    const ws = await bindWorkspace(workspaceDir, limits);
-    const out = await open(archivePath, "wx", 0o600);
-    try {
-      const result = await execute(host, {
-        ...baseRequest(limits, maxOverhead),
-        program: ["tar", "--create", "--gzip", "--file=-", `--directory=${WORKSPACE}`, "--numeric-owner", "."],
-        programFile: null,
-        workspace: { ...ws, watchQuotaBytes: null },
-        stdoutFd: out.fd,
-        io: {},
-      });
-      if (result.status !== "ok") throw new SandboxUnavailableError(`snapshot failed (${result.status}): ${result.error ?? result.stderr.trim()}`);
-    } finally {
-      await out.close();
-    }
-    return { bytes: (await stat(archivePath)).size };
-  }
-
-  async function restore(archivePath: string, workspaceDir: string): Promise<void> {
-    const limits: Limits = { ...defaults, timeoutMs: SNAPSHOT_TIMEOUT_MS, cpuMs: SNAPSHOT_TIMEOUT_MS, processes: 16 };
-    const ws = await bindWorkspace(workspaceDir, limits);
-    const input = await open(archivePath, "r");
-    try {
-      const result = await execute(host, {
-        ...baseRequest(limits, maxOverhead),
-        // Extracted by the sandbox user inside the sandbox: whatever the archive holds, it can
-        // only land in this workspace, and only within its quota.
-        program: ["/bin/sh", "-c", `find ${WORKSPACE} -mindepth 1 -delete && exec tar --extract --gzip --file=- --directory=${WORKSPACE} --no-same-owner`],
-        programFile: null,
-        workspace: ws,
-        stdinFd: input.fd,
-        io: {},
-      });
-      if (result.killed_reason === "workspace_quota") throw new WorkspaceQuotaError(ws.watchQuotaBytes ?? limits.workspaceBytes);
-      if (result.status !== "ok" && ws.watchQuotaBytes === null) {
-        // tar words ENOSPC in several ways ("Wrote only N of M bytes"); a full file system is the fact to check.
-        const fs = await statfs(ws.dir).catch(() => null);
-        if (fs && fs.bavail * fs.bsize < 64 * 1024) throw new WorkspaceQuotaError(fs.blocks * fs.bsize);
-      }
-      if (result.status !== "ok") throw new SandboxUnavailableError(`restore failed (${result.status}): ${result.error ?? result.stderr.trim()}`);
-    } finally {
-      await input.close();
-    }
-  }
-
   return {
     posture: () => current,
     defaults,
     max,
     async run(spec, io = {}) {
       const started = performance.now();
-      if (!current.available) {
-        planRun(spec);
-        return unavailable(current.reason ?? "sandboxes are unavailable", started);
-      }
-      return runPlanned(spec, io);
+      const checked = checkSpec(ctx, spec);
+      if (!current.available) return unavailable(current.reason ?? "sandboxes are unavailable", started);
+      return execute(host, await planRun(ctx, spec, checked, io));
     },
     createWorkspace: (quotaBytes = defaults.workspaceBytes) => {
       if (!Number.isSafeInteger(quotaBytes) || quotaBytes < 1024 * 1024 || quotaBytes > max.workspaceBytes) {
@@ -384,18 +219,28 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
       }
       return createWorkspace(workspaceRoot, { quota: quotaMode, quotaBytes, owner });
     },
-    removeWorkspace,
+    async removeWorkspace(dir) {
+      const abs = await workspaceUnder(workspaceRoot, dir);
+      if (!abs) throw new InvalidRunSpecError("workspaceDir", "must be a directory under the runner's workspace root");
+      await removeWorkspace(abs);
+    },
     files(workspaceDir, quotaBytes = defaults.workspaceBytes) {
-      const dir = resolve(workspaceDir);
-      const quota = async () => ((await isMountPoint(dir)) ? null : quotaBytes);
+      const dir = async () => {
+        const abs = await workspaceUnder(workspaceRoot, workspaceDir);
+        if (!abs) throw new InvalidRunSpecError("workspaceDir", "must be a directory under the runner's workspace root");
+        return abs;
+      };
       return {
-        read: (path) => readWorkspaceFile(dir, path),
-        write: async (path, data) => writeWorkspaceFile(dir, path, data, { owner, quotaBytes: await quota() }),
-        list: (path) => listWorkspaceDir(dir, path),
+        read: async (path) => readWorkspaceFile(await dir(), path),
+        write: async (path, data) => {
+          const abs = await dir();
+          return writeWorkspaceFile(abs, path, data, { owner, quotaBytes: (await isMountPoint(abs)) ? null : quotaBytes });
+        },
+        list: async (path) => listWorkspaceDir(await dir(), path),
       };
     },
-    snapshot,
-    restore,
+    snapshot: (workspaceDir, archivePath) => snapshotWorkspace(ctx, workspaceDir, archivePath),
+    restore: (archivePath, workspaceDir) => restoreWorkspace(ctx, archivePath, workspaceDir),
     async close() {
       await launchers.close();
       await settleCgroupRemovals();

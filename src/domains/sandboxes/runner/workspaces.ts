@@ -13,9 +13,9 @@
  * One-shot runs do not use either: their workspace is a tmpfs of bwrap's own (--size), gone
  * with the run.
  */
-import { chmod, chown, lstat, mkdir, mkdtemp, open, readdir, rm, rmdir, stat } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, mkdtemp, open, readdir, realpath, rm, rmdir, stat } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { O_DIR, type Owner } from "./workspace-paths.ts";
 
 export type QuotaMode = "tmpfs" | "watch";
@@ -109,6 +109,23 @@ export async function isMountPoint(dir: string): Promise<boolean> {
     return a.dev !== b.dev || a.ino === b.ino;
   } catch {
     return false;
+  }
+}
+
+/**
+ * `dir` resolved (symlinks included) when it lies strictly under `root`, else null. Runs and
+ * the files API accept only such directories: a caller's mistake must not bind, chown or read
+ * the data dir or anything else of the host's. Names under the root that start with "." are
+ * the runner's own (the generated /etc files live in .svc-etc) and are refused too.
+ */
+export async function workspaceUnder(root: string, dir: string): Promise<string | null> {
+  try {
+    const [r, d] = await Promise.all([realpath(root), realpath(resolve(dir))]);
+    if (!d.startsWith(r + sep)) return null;
+    const first = d.slice(r.length + 1).split(sep)[0] ?? "";
+    return first === "" || first.startsWith(".") ? null : d;
+  } catch {
+    return null;
   }
 }
 
