@@ -3,8 +3,9 @@
  * bwrap: its quoting must hand every argument over verbatim, whatever characters it holds.
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createRunner } from "../../../src/domains/sandboxes/runner/index.ts";
 import { launcherScript, shellQuote } from "../../../src/domains/sandboxes/runner/launchers.ts";
 import { sandboxRunner, sandboxTempDir } from "../../support/sandbox-runner.ts";
 
@@ -31,6 +32,27 @@ describe("launcher scripts", () => {
   test("a launcher cannot redirect descriptors past 9", () => {
     expect(() => launcherScript(null, [{ fd: 10, path: "/x", write: false }], ["true"])).toThrow();
   });
+});
+
+describe("a process that never calls close()", () => {
+  test("still exits, and the next runner removes the groups its launchers left", async () => {
+    const dir = sandboxTempDir();
+    const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/sandbox-no-close-entry.ts"), join(dir, "ws"), join(dir, "st")], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    // The test's own timeout is the bound: a launcher holding the process alive fails it.
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    const { pid, status, cgroups } = JSON.parse(out) as { pid: number; status: string; cgroups: string | null };
+    expect(status).toBe("ok");
+    if (cgroups !== "v1") return; // the check below reads v1's pids hierarchy
+    const leftovers = () => readdirSync("/sys/fs/cgroup/pids").filter((n) => n.startsWith(`svc-sbx-${pid}-`));
+    // Launcher shells see EOF when their parent goes and exit; their empty groups stay behind.
+    const runner = await createRunner({ workspaceRoot: join(dir, "ws"), stagingDir: join(dir, "st2") });
+    await runner.close();
+    expect(leftovers()).toEqual([]);
+  }, 20_000);
 });
 
 describe("warm and cold starts", () => {

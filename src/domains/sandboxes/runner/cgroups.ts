@@ -300,7 +300,11 @@ export class RunCgroup {
   }
 }
 
-/** Removes groups left by earlier gateway processes that are gone (a crash mid-run). */
+/**
+ * Removes groups left by earlier gateway processes that are gone (a crash mid-run, or a process
+ * that ended without close()). Whatever still runs in them belonged to that gateway's sandboxes
+ * or launchers and is killed first; a group that still will not go is left for the next start.
+ */
 export async function sweepStaleCgroups(support: CgroupSupport): Promise<void> {
   const bases = [...new Set([support.memoryBase, support.pidsBase, support.cpuacctBase].filter((b): b is string => b !== null))];
   for (const base of bases) {
@@ -308,7 +312,24 @@ export async function sweepStaleCgroups(support: CgroupSupport): Promise<void> {
     for (const name of names) {
       const m = name.match(/^svc-sbx-(\d+)-/);
       if (!m || pidAlive(Number(m[1]))) continue;
-      await rmdir(join(base, name)).catch(() => {});
+      const dir = join(base, name);
+      for (let attempt = 0; attempt < 20; attempt++) {
+        try {
+          await rmdir(dir);
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === "ENOENT") break;
+          const procs = await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "");
+          for (const pid of procs.split("\n").filter(Boolean)) {
+            try {
+              process.kill(Number(pid), "SIGKILL");
+            } catch {
+              // gone already
+            }
+          }
+          await Bun.sleep(5);
+        }
+      }
     }
   }
 }

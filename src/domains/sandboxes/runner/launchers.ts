@@ -93,6 +93,9 @@ export class LauncherPool {
         stdout: "pipe",
         stderr: "pipe",
       });
+      // An idle launcher must not keep the gateway's event loop alive (a CLI that never
+      // calls close() would hang); take() refs it again for its run.
+      proc.unref();
       return { proc, cgroup };
     } catch {
       await cgroup.remove();
@@ -112,6 +115,7 @@ export class LauncherPool {
       }
       try {
         await l.cgroup.setLimits(memoryBytes, processes);
+        l.proc.ref();
         return l;
       } catch {
         void discard(l);
