@@ -35,6 +35,8 @@ export interface Host {
   runtimeBinds: { host: string; sandbox: string }[];
   runtimeEnv: Record<string, string>;
   quotaWatchIntervalMs: number;
+  /** Removals of cgroups still busy when their run returned; close() waits for them. */
+  pendingRemovals: Set<Promise<unknown>>;
 }
 
 export type WorkspaceInput =
@@ -59,7 +61,8 @@ const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals)
 const SIGXCPU = osConstants.signals.SIGXCPU;
 const SIGKILL = osConstants.signals.SIGKILL;
 
-function runnerError(message: string, started: number): RunResult {
+/** The result of a run the runner itself could not carry out. */
+export function runnerError(message: string, started: number): RunResult {
   return {
     status: "runner_error",
     exit_code: null,
@@ -78,11 +81,10 @@ function runnerError(message: string, started: number): RunResult {
   };
 }
 
-/** Removals of cgroups that were still busy when their run returned. */
-const pendingRemovals = new Set<Promise<unknown>>();
-
-export async function settleCgroupRemovals(): Promise<void> {
-  await Promise.all([...pendingRemovals]);
+/** Finishes removing a group that was still busy when its run returned, tracked for close(). */
+function removeLater(host: Host, cgroup: RunCgroup): void {
+  const removal: Promise<unknown> = cgroup.remove().finally(() => host.pendingRemovals.delete(removal));
+  host.pendingRemovals.add(removal);
 }
 
 export async function execute(host: Host, req: SandboxRequest): Promise<RunResult> {
@@ -157,8 +159,7 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
       } catch {
         // It died between take() and now: discard it and start cold.
         launcher.proc.kill(SIGKILL);
-        const removal = launcher.cgroup.remove().finally(() => pendingRemovals.delete(removal));
-        pendingRemovals.add(removal);
+        removeLater(host, launcher.cgroup);
         cgroup = null;
       }
     }
@@ -296,9 +297,6 @@ export async function execute(host: Host, req: SandboxRequest): Promise<RunResul
     // Waiting for the group to empty makes "run() returned" mean "none of its processes is
     // left" (bwrap's monitor can exit a moment before the kernel has finished tearing the
     // PID namespace down). A group that stays busy is finished in the background.
-    if (cgroup && !(await cgroup.remove(20))) {
-      const removal = cgroup.remove().finally(() => pendingRemovals.delete(removal));
-      pendingRemovals.add(removal);
-    }
+    if (cgroup && !(await cgroup.remove(20))) removeLater(host, cgroup);
   }
 }

@@ -9,8 +9,8 @@ import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { detectCgroups, NO_CGROUPS, sweepStaleCgroups } from "./cgroups.ts";
-import { InvalidRunSpecError } from "./errors.ts";
-import { execute, settleCgroupRemovals, type Host } from "./execute.ts";
+import { InvalidRunSpecError, SandboxError, SandboxUnavailableError } from "./errors.ts";
+import { execute, runnerError, type Host } from "./execute.ts";
 import { detectLanguages, LANGUAGE_NAMES, reachableBy } from "./languages.ts";
 import type { HostTools } from "./launch.ts";
 import { checkLimitsObject, DEFAULT_LIMITS, limitsJson, MAX_LIMITS, type Limits } from "./limits.ts";
@@ -39,7 +39,11 @@ export interface Runner {
   posture(): Posture;
   readonly defaults: Readonly<Limits>;
   readonly max: Readonly<Limits>;
-  /** Runs one program in a fresh sandbox. Throws InvalidRunSpecError for a bad spec; every other outcome is a RunResult. */
+  /**
+   * Runs one program in a fresh sandbox. Throws a SandboxError only for what the caller must
+   * fix (a bad spec; with `files` in a session, a path or quota refusal); every other outcome,
+   * the runner's own failures included, is a RunResult (status "runner_error" for those).
+   */
   run(spec: RunSpec, io?: RunIO): Promise<RunResult>;
   /** A new empty session workspace under options.workspaceRoot (workspaces must live there). */
   createWorkspace(quotaBytes?: number): Promise<Workspace>;
@@ -50,7 +54,7 @@ export interface Runner {
   snapshot(workspaceDir: string, archivePath: string): Promise<{ bytes: number }>;
   /** Replaces a workspace's content with an archive made by snapshot(). */
   restore(archivePath: string, workspaceDir: string): Promise<void>;
-  /** Waits for cgroup clean-up and removes the staging dir. */
+  /** Stops the warm launchers, waits for cgroup clean-up and removes the staging dir. */
   close(): Promise<void>;
 }
 
@@ -152,6 +156,7 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
     runtimeBinds: js.available && js.bind ? [js.bind] : [],
     runtimeEnv: js.available ? js.env : {},
     quotaWatchIntervalMs: options.quotaWatchIntervalMs ?? 200,
+    pendingRemovals: new Set(),
   };
 
   const ctx: RunContext = {
@@ -210,8 +215,15 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
     async run(spec, io = {}) {
       const started = performance.now();
       const checked = checkSpec(ctx, spec);
-      if (!current.available) return unavailable(current.reason ?? "sandboxes are unavailable", started);
-      return execute(host, await planRun(ctx, spec, checked, io));
+      if (!current.available) return runnerError(current.reason ?? "sandboxes are unavailable", started);
+      try {
+        return await execute(host, await planRun(ctx, spec, checked, io));
+      } catch (err) {
+        if (err instanceof SandboxError && !(err instanceof SandboxUnavailableError)) throw err;
+        // The runner's own trouble (staging disk full, an unreachable workspace): the
+        // gateway's failure, reported like any sandbox that did not start.
+        return runnerError(`runner failure: ${(err as Error).message}`, started);
+      }
     },
     createWorkspace: (quotaBytes = defaults.workspaceBytes) => {
       if (!Number.isSafeInteger(quotaBytes) || quotaBytes < 1024 * 1024 || quotaBytes > max.workspaceBytes) {
@@ -243,28 +255,9 @@ export async function createRunner(options: RunnerOptions): Promise<Runner> {
     restore: (archivePath, workspaceDir) => restoreWorkspace(ctx, archivePath, workspaceDir),
     async close() {
       await launchers.close();
-      await settleCgroupRemovals();
+      await Promise.all([...host.pendingRemovals]);
       if (!options.stagingDir) rmSync(stagingDir, { recursive: true, force: true });
     },
-  };
-}
-
-function unavailable(reason: string, started: number): RunResult {
-  return {
-    status: "runner_error",
-    exit_code: null,
-    signal: null,
-    stdout: "",
-    stderr: "",
-    stdout_truncated: false,
-    stderr_truncated: false,
-    timed_out: false,
-    killed_reason: null,
-    duration_ms: Math.round(performance.now() - started),
-    cpu_ms: null,
-    memory_peak_bytes: null,
-    oom_killed: false,
-    error: reason,
   };
 }
 
