@@ -25,6 +25,7 @@ import { orgsModule } from "./orgs/module.ts";
 import { receiptsModule } from "./receipts/module.ts";
 import { reportsModule } from "./reports/module.ts";
 import { runsModule } from "./runs/module.ts";
+import { sandboxesModule } from "./sandboxes/module.ts";
 import { statusModule } from "./status/module.ts";
 import { usageModule } from "./usage/module.ts";
 import { webhooksModule } from "./webhooks/module.ts";
@@ -48,6 +49,7 @@ export const modules: readonly AreaModule[] = [
   receiptsModule,
   webhooksModule,
   inferenceModule,
+  sandboxesModule,
   adminModule,
   metricsModule,
 ];
