@@ -6,3 +6,5 @@
  */
 export { BackendUnavailable, type CreateWorkspaceInput, type SandboxBackend, type WorkspaceRef } from "./backend.ts";
 export type { DirEntry, Posture, RunIO, RunResult, RunSpec } from "./runner/index.ts";
+export { type NodeBackends, nodeBackends, onNodeLost, reportNodeLost, useNodeBackends } from "./node-backends.ts";
+export { createRunner, type Runner } from "./runner/index.ts";
