@@ -112,3 +112,55 @@ export function sseEvents(text: string): { event: string; data: any }[] {
       return { event, data: JSON.parse(data) };
     });
 }
+
+/**
+ * A request to the files/*path routes, straight to the app. The harness checks every response
+ * against the OpenAPI document, but its path templates cannot match a wildcard path (the
+ * generator keeps Elysia's `*`; core/openapi.ts expects `{path}`), so these two routes are
+ * checked by the tests themselves: status, content type and body.
+ */
+export function rawRequest(h: Harness, method: string, path: string, init: { headers?: Record<string, string>; body?: RequestInit["body"] } = {}): Promise<Response> {
+  return h.app.handle(new Request(`http://svc.test${path}`, { method, headers: init.headers, body: init.body }));
+}
+
+/** The decoded payload of a base64url receipt. */
+export const receiptPayload = (receipt: string): any => JSON.parse(Buffer.from(receipt, "base64url").toString("utf8"));
+
+/**
+ * A fleet of one node that runs nothing: its sandboxes fail to start (runner_error) and its
+ * workspaces are names only. For tests that need the service's events, not a sandbox (the
+ * webhook catalogue): no bubblewrap, nothing to close.
+ */
+export function inertFleet(ctx: Context, nodeId = "node_inert"): void {
+  const failed = async () => ({
+    status: "runner_error" as const,
+    exit_code: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    stdout_truncated: false,
+    stderr_truncated: false,
+    timed_out: false,
+    killed_reason: null,
+    duration_ms: 0,
+    cpu_ms: null,
+    memory_peak_bytes: null,
+    oom_killed: false,
+    error: "the sandbox did not start",
+  });
+  let n = 0;
+  const backend: SandboxBackend = {
+    nodeId,
+    posture: () => Promise.reject(new Error("no posture")),
+    run: failed,
+    exec: failed,
+    createWorkspace: async () => ({ id: `ws-inert${++n}` }),
+    readFile: async () => new Uint8Array(0),
+    writeFile: async () => {},
+    listFiles: async () => [],
+    snapshot: async () => ({ bytes: 0 }),
+    deleteSnapshot: async () => {},
+    removeWorkspace: async () => {},
+  };
+  useNodeBackends(ctx, { pick: () => backend, get: (id) => (id === nodeId ? backend : null) });
+}
