@@ -268,7 +268,8 @@ export const ExecResponses = asResponses({
   409: { description: "session_stopped: a command against a stopped session; idempotency_key_in_progress" },
 });
 
-export const SessionErrors = errors(402, 409, 422, 503);
+/** 404: snapshot_id names no snapshot of the caller's. */
+export const SessionErrors = errors(402, 404, 409, 422, 503);
 
 /**
  * The files/*path routes' whole OpenAPI entry, written out: the generator keeps Elysia's `*`

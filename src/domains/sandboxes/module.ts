@@ -28,8 +28,10 @@ export const sandboxesModule = defineModule({
   serve: {
     // The runner proves itself (one sandbox) before the server listens: the first run is not
     // slowed by it, and GET /v1/status shows the posture from the start.
+    // A runner that cannot start (its directory unwritable) does not keep the gateway from
+    // serving everything else: runs then go to nodes, or answer 503 no_sandbox_node.
     async start(ctx) {
-      await ctx.sandboxes.local();
+      await ctx.sandboxes.local()?.catch((err: unknown) => ctx.log.error("the sandbox runner did not start", { error: err instanceof Error ? err.message : String(err) }));
     },
     stop: (ctx) => ctx.sandboxes.close(),
   },
