@@ -17,10 +17,13 @@ export async function backendForNew(ctx: Context, language: LanguageName | null 
   const pending = ctx.sandboxes.local();
   let localProblem = "sandboxes.local is false";
   if (pending) {
-    const local = await pending;
-    const posture = local.runner.posture();
-    if (posture.available) return local;
-    localProblem = `the gateway cannot run sandboxes (${posture.reason})`;
+    const local = await pending.catch((err: unknown) => {
+      localProblem = `the gateway's runner did not start (${err instanceof Error ? err.message : String(err)})`;
+      return null;
+    });
+    const posture = local?.runner.posture();
+    if (local && posture?.available) return local;
+    if (posture) localProblem = `the gateway cannot run sandboxes (${posture.reason})`;
   }
   const fleet = nodeBackends(ctx);
   const picked = fleet?.pick(language ? { language } : {}) ?? null;

@@ -60,16 +60,18 @@ function execSpec(input: ExecInput, language: LanguageName | null, timeoutMs: nu
 
 /** POST /v1/sandboxes/sessions/:id/exec */
 export async function execInSession(ctx: Context, principal: Principal, id: string, input: ExecInput, idempotencyKey: string | undefined, clientSignal: AbortSignal): Promise<Response> {
-  const row = liveSession(ctx, principal.accountId, id);
+  const row = ownedSession(ctx, principal.accountId, id);
   const timeoutMs = timeoutOf(ctx, input.timeout_ms);
   const language = input.language ?? (input.code !== undefined ? row.language : null);
   const spec = execSpec(input, language, timeoutMs);
+  // A repeat gets its first result even once the session has stopped.
   const start = startIdempotent(ctx, principal.accountId, idempotencyKey, `POST /v1/sandboxes/sessions/${id}/exec`, input);
   if (start && "replay" in start) return replayRun(start.replay, input.stream === true);
   const claim = start?.claim ?? null;
   let req: ExecutionRequest;
   let reservation;
   try {
+    liveSession(ctx, principal.accountId, id);
     const backend = await onBackend(ctx, row, async (b) => b);
     req = {
       accountId: principal.accountId,

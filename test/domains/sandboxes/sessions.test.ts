@@ -154,6 +154,24 @@ describe("execs", () => {
     expect(h.ctx.ledger.balance(t.accountId).held_micro_usd).toBe(600); // the alive period only
   });
 
+  test("Idempotency-Key on exec: a repeat is its first result, billed once, even after the session stopped", async () => {
+    h = sandboxHarness();
+    const t = tenant(h.ctx);
+    const s = (await create(t)).body;
+    const send = () => h.json("POST", `/v1/sandboxes/sessions/${s.id}/exec`, { headers: { ...t.key, "idempotency-key": "e-1" }, body: { command: "echo $RANDOM >> log; wc -l < log" } });
+    const first = await send();
+    expect(first.body.stdout).toBe("1\n");
+    const again = await send();
+    expect([again.body.id, again.body.stdout, again.headers.get("idempotent-replayed")]).toEqual([first.body.id, "1\n", "true"]);
+    await h.json("DELETE", `/v1/sandboxes/sessions/${s.id}`, { headers: t.key });
+    expect((await send()).body.id).toBe(first.body.id);
+    expect((await get(t, s.id)).body.exec_count).toBe(1);
+    // The key is bound to its session: another session's exec with it is another request.
+    const other = (await create(t)).body;
+    const elsewhere = await h.json("POST", `/v1/sandboxes/sessions/${other.id}/exec`, { headers: { ...t.key, "idempotency-key": "e-1" }, body: { command: "echo $RANDOM >> log; wc -l < log" } });
+    expect([elsewhere.status, elsewhere.body.error.type]).toEqual([422, "idempotency_key_reused"]);
+  });
+
   test("stream: true on exec answers SSE with the exit event and its receipt", async () => {
     h = sandboxHarness();
     const t = tenant(h.ctx);
