@@ -16,6 +16,7 @@ import { DEVNET_CHAIN_ID, type Devnet, startDevnet } from "../../support/devnet.
 import { accountWithSession, apiKeyFor } from "../../support/fixtures.ts";
 import { bearer, type Harness, makeHarness } from "../../support/harness.ts";
 import { type Receiver, startReceiver } from "../../support/receiver.ts";
+import { inertFleet } from "../../support/sandbox-harness.ts";
 
 const USD = 1_000_000;
 const TREASURY = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf";
@@ -96,8 +97,30 @@ const SPEC_6: CatalogueRow[] = [
       expect(() => t.h.ctx.meter.reserve({ accountId: t.accountId, keyId: key.id, amount: 2 * USD, kind: "inference" })).toThrow("spend cap");
     },
   },
-  { type: "sandbox_failed", feature: "sandboxes", ships: false, route: "POST /v1/sandboxes" },
-  { type: "sandbox_session_stopped", feature: "sandbox sessions", ships: false, route: "POST /v1/sandboxes/sessions" },
+  {
+    type: "sandbox_failed",
+    feature: "sandboxes",
+    ships: true,
+    trigger: async (t) => {
+      t.h.ctx.ledger.credit(t.accountId, 10 * USD, { type: "deposit" });
+      inertFleet(t.h.ctx); // a node whose sandboxes do not start: the run fails, unbilled
+      const key = apiKeyFor(t.h.ctx, t.accountId, { scopes: ["sandboxes"] });
+      const r = await t.h.json("POST", "/v1/sandboxes", { headers: bearer(key.token), body: { language: "python", code: "print(1)" } });
+      expect([r.status, r.body.error.type]).toEqual([503, "sandbox_failed"]);
+    },
+  },
+  {
+    type: "sandbox_session_stopped",
+    feature: "sandbox sessions",
+    ships: true,
+    trigger: async (t) => {
+      t.h.ctx.ledger.credit(t.accountId, 10 * USD, { type: "deposit" });
+      inertFleet(t.h.ctx);
+      const auth = bearer(apiKeyFor(t.h.ctx, t.accountId, { scopes: ["sandboxes"] }).token);
+      const s = await t.h.json("POST", "/v1/sandboxes/sessions", { headers: auth, body: {} });
+      expect((await t.h.json("DELETE", `/v1/sandboxes/sessions/${s.body.id}`, { headers: auth })).body.stop_reason).toBe("requested");
+    },
+  },
   {
     type: "attestation_failed",
     feature: "inference (confidential tier)",
@@ -158,6 +181,7 @@ describe("spec §6: the event catalogue", () => {
       const h = makeHarness({
         config: (c) => {
           c.webhooks.allow_private = true;
+          c.sandboxes.local = false; // sandbox runs go to the test's fleet (inertFleet): no runner in this file
           c.billing.treasury = TREASURY;
           // A provider that never attests: only the confidential-tier refusal is exercised, nothing is sent to it.
           Object.assign(c, parseInferenceSection({
