@@ -28,6 +28,8 @@ export interface NodeAgentOptions {
   kinds?: string[];
   heartbeatSecs?: number;
   log: Logger;
+  /** Runner settings beyond the workspace and staging dirs (e.g. a bwrap path). */
+  runner?: Partial<Parameters<typeof createRunner>[0]>;
   /** Test hook: each heartbeat's outcome. */
   onBeat?: ConstructorParameters<typeof HeartbeatLoop>[0]["onBeat"];
 }
@@ -45,7 +47,7 @@ export interface RunningAgent {
 export async function startNodeAgent(options: NodeAgentOptions): Promise<RunningAgent> {
   const { log } = options;
   const paths = await prepareDataDir(options.dataDir);
-  const runner = await createRunner({ workspaceRoot: paths.workspaces, stagingDir: paths.staging });
+  const runner = await createRunner({ ...options.runner, workspaceRoot: paths.workspaces, stagingDir: paths.staging });
   const posture = runner.posture();
   if (!posture.available) log.warn("this node cannot run sandboxes; it heartbeats, and the gateway never picks it", { reason: posture.reason });
   const secret = `${DISPATCH_SECRET_PREFIX}_${randomBytes(32).toString("base64url")}`;
