@@ -24,7 +24,7 @@ export interface FleetGateway {
   lost: string[];
   enroll(name?: string, body?: Record<string, unknown>): Promise<{ node_id: string; node_key: string }>;
   approve(nodeId: string, approved?: boolean): Promise<void>;
-  /** Waits (bounded, real time) until the node's heartbeat count reaches `count` since enrolment. */
+  /** Waits (bounded, real time) for a heartbeat from the node recorded after `after` (gateway clock, ms). */
   waitForHeartbeat(nodeId: string, options?: { after?: number; timeoutMs?: number }): Promise<void>;
   /** Moves the manual clock past the node's deadline (missed heartbeats) and runs the due jobs (the sweep). */
   expire(): Promise<void>;

@@ -11,7 +11,7 @@ import { nodeGroup, nodesGroup } from "./cli.ts";
 import { nodesConfig } from "./config.ts";
 import { fleetOf } from "./fleet.ts";
 import { adminNodeRoutes, gateRoutes, heartbeatRoutes, registryRoutes } from "./routes.ts";
-import { SWEEP_JOB, sweepEveryMs, sweepUnreachable } from "./service.ts";
+import { gatewayBenchMs, SWEEP_JOB, sweepEveryMs, sweepUnreachable } from "./service.ts";
 
 export const nodesModule = defineModule({
   name: "nodes",
@@ -25,6 +25,10 @@ export const nodesModule = defineModule({
     ctx.scheduler.every(SWEEP_JOB, sweepEveryMs(ctx), () => {
       sweepUnreachable(ctx);
     });
+  },
+  serve: {
+    // The reference work behind speed_factor, measured before the first heartbeat rather than during it.
+    start: (ctx) => void gatewayBenchMs(ctx),
   },
   cli: [nodesGroup, nodeGroup],
 });

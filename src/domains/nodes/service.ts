@@ -298,6 +298,13 @@ export function parseEndpoint(raw: string): string {
 
 const gatewayBench = new WeakMap<Context, number>();
 
+/** The gateway's own time at the reference work (measured once per context, ~10 ms of CPU). */
+export function gatewayBenchMs(ctx: Context): number {
+  let own = gatewayBench.get(ctx);
+  if (own === undefined) gatewayBench.set(ctx, (own = referenceBenchMs()));
+  return own;
+}
+
 export function recordNodeHeartbeat(ctx: Context, nodeId: string, input: HeartbeatInput): HeartbeatAnswer {
   const row = getNodeRow(ctx, nodeId);
   if (!row) throw notFound("node"); // the key resolved a moment ago: only a concurrent removal gets here
@@ -305,11 +312,7 @@ export function recordNodeHeartbeat(ctx: Context, nodeId: string, input: Heartbe
   const available = input.sandbox ? input.sandbox.available : input.languages.length > 0;
   const secretSha256 = sha256Hex(input.dispatch_secret);
   let speed: { factor: number; clamped: boolean } | null = null;
-  if (input.bench_ms !== undefined) {
-    let own = gatewayBench.get(ctx);
-    if (own === undefined) gatewayBench.set(ctx, (own = referenceBenchMs()));
-    speed = speedFactorOf(own, input.bench_ms);
-  }
+  if (input.bench_ms !== undefined) speed = speedFactorOf(gatewayBenchMs(ctx), input.bench_ms);
   recordHeartbeat(ctx, nodeId, {
     endpoint,
     // Sealed only when it changed (a node makes a new one at each start).

@@ -52,8 +52,8 @@ export const getNodeRow = (ctx: Context, id: string): NodeRow | null => ctx.db.q
 export const nodeIdByKey = (ctx: Context, keySha256: string): string | null =>
   ctx.db.query<{ id: string }, [string]>("SELECT id FROM nodes WHERE key_sha256 = ?").get(keySha256)?.id ?? null;
 
-/** Every node, oldest enrolment first (the registry's order). */
-export const allNodeRows = (ctx: Context): NodeRow[] => ctx.db.query<NodeRow, []>("SELECT * FROM nodes ORDER BY created_at, id").all();
+/** Every node in enrolment order (the registry's order). */
+export const allNodeRows = (ctx: Context): NodeRow[] => ctx.db.query<NodeRow, []>("SELECT * FROM nodes ORDER BY created_at, rowid").all();
 
 /**
  * Nodes that could take work: approved, not gated, sandboxes available, heard from since
@@ -66,7 +66,7 @@ export const dispatchableRows = (ctx: Context, freshSince: number): NodeRow[] =>
       `SELECT * FROM nodes
        WHERE approved = 1 AND disabled = 0 AND draining = 0 AND sandbox_available = 1 AND unreachable_at IS NULL
          AND endpoint IS NOT NULL AND dispatch_secret_sealed IS NOT NULL AND last_heartbeat_at >= ?
-       ORDER BY created_at, id`,
+       ORDER BY created_at, rowid`,
     )
     .all(freshSince);
 
