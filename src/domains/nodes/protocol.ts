@@ -47,7 +47,8 @@ export function toWire(spec: RunSpec): WireSpec {
 }
 
 export function fromWire(wire: WireSpec): RunSpec {
-  const { stdin_b64, ...rest } = wire;
+  // A workspace is the URL's, never a path from the body (even a caller holding the secret names no directory).
+  const { stdin_b64, workspaceDir: _path, ...rest } = wire as WireSpec & { workspaceDir?: unknown };
   const spec: RunSpec = { ...rest };
   if (typeof stdin_b64 === "string") spec.stdin = new Uint8Array(Buffer.from(stdin_b64, "base64"));
   return spec;
