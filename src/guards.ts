@@ -7,6 +7,7 @@ import { credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts
 import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/index.ts";
 import { acceptPayment, paymentHeader, paymentResponseHeaders } from "./domains/billing/index.ts";
 import { API_KEY_PREFIX, hasScope, missingScope, resolveApiKey, type Scope } from "./domains/keys/index.ts";
+import { NODE_KEY_PREFIX, resolveNodeKey } from "./domains/nodes/index.ts";
 
 export const guards = {
   /** No credential; per-client rate limit. */
@@ -26,6 +27,15 @@ export const guards = {
       name: "a session token (sess_…)",
       cookie: SESSION_COOKIE,
       resolve: (sha) => resolveSession(ctx, sha),
+    }),
+
+  /** Bearer nk-svc_…: a fleet node (POST /v1/nodes/heartbeat). */
+  node: (ctx: Context) =>
+    credentialGuard({
+      kind: "node",
+      prefix: `${NODE_KEY_PREFIX}_`,
+      name: "a node key (nk-svc_…)",
+      resolve: (sha) => resolveNodeKey(ctx, sha),
     }),
 
   /**

@@ -21,6 +21,7 @@ import { inferenceModule } from "./inference/module.ts";
 import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
 import { metricsModule } from "./metrics/module.ts";
+import { nodesModule } from "./nodes/module.ts";
 import { orgsModule } from "./orgs/module.ts";
 import { receiptsModule } from "./receipts/module.ts";
 import { reportsModule } from "./reports/module.ts";
@@ -50,6 +51,7 @@ export const modules: readonly AreaModule[] = [
   webhooksModule,
   inferenceModule,
   sandboxesModule,
+  nodesModule,
   adminModule,
   metricsModule,
 ];
