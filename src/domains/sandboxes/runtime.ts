@@ -64,7 +64,7 @@ export class SandboxRuntime {
   }
 
   posture(): SandboxPosture {
-    return { local: this.ctx.config.sandboxes.local, runner: this.started?.runner.posture() ?? null, fleet: nodeBackends(this.ctx) !== null };
+    return { local: this.ctx.config.sandboxes.local, runner: this.started?.runner.posture() ?? null, fleet: nodeBackends(this.ctx)?.pick({}) != null };
   }
 
   /** Registers an exec of `sessionId` in flight until `done` settles; a stop aborts it through `controller`. */
