@@ -4,7 +4,7 @@
  * (search). Open a connection, load sqlite-vec on it (loadVectorExtension), apply the schema
  * (schema.sql, as a migration), then call these.
  */
-export { loadVectorExtension, vectorExtensionVersion, VectorExtensionError, type VectorExtensionOptions } from "./vector-extension.ts";
+export { loadVectorExtension, openMemoryIndex, vectorExtensionVersion, VectorExtensionError, type MemoryConnectionOptions, type VectorExtensionOptions } from "./vector-extension.ts";
 export { createCollection, getCollection, listCollections, deleteCollection, collectionStats, type Collection, type NewCollection, type CollectionStats } from "./collections.ts";
 export { upsertDocument, deleteDocument, type DocumentInput, type Embedder, type TextSealer, type UpsertResult } from "./documents.ts";
 export { search, MAX_TOP_K, type SearchHit, type SearchMode, type SearchQuery } from "./search.ts";

@@ -71,6 +71,21 @@ export function loadVectorExtension(db: Database, options: VectorExtensionOption
   }
 }
 
+export interface MemoryConnectionOptions extends VectorExtensionOptions {
+  /**
+   * PRAGMA mmap_size for this connection. The vector scan reads every code of a collection per
+   * query; through mmap SQLite reads them in place instead of copying each page through the
+   * page cache, which took ~25% off a 100k-chunk scan here. Undefined leaves the setting alone.
+   */
+  mmapBytes?: number;
+}
+
+/** Readies a connection for the memory engine: sqlite-vec loaded (before migrations) and, if asked, mmap on. */
+export function openMemoryIndex(db: Database, options: MemoryConnectionOptions = {}): void {
+  loadVectorExtension(db, options);
+  if (options.mmapBytes !== undefined) db.run(`PRAGMA mmap_size = ${Math.max(0, Math.floor(options.mmapBytes))}`);
+}
+
 /** The loaded sqlite-vec version, e.g. "v0.1.9"; throws when the extension is not loaded on this connection. */
 export function vectorExtensionVersion(db: Database): string {
   return db.query<{ v: string }, []>("SELECT vec_version() AS v").get()!.v;

@@ -22,7 +22,7 @@
 import type { Database, SQLQueryBindings } from "bun:sqlite";
 import type { FilterSql } from "./metadata-filter.ts";
 
-export const SHARDS = 8;
+export const SHARDS = 16;
 /** Rows per vec0 storage chunk. A partition allocates one whole chunk up front, so smaller keeps tiny collections small. */
 const VEC0_CHUNK_SIZE = 256;
 /** Below this many matching chunks a filtered search compares every one of them exactly. */
@@ -98,9 +98,14 @@ export interface VectorHit {
   score: number;
 }
 
-/** How many candidates to re-rank: about 0.4% of the collection (what kept recall@10 ≥ 0.95 in the bench), within bounds. */
+/**
+ * How many candidates to re-rank: 0.25% of the collection, at least 8 × top_k and 100, at most
+ * 2000. The share of the collection a true neighbour can fall behind in Hamming order is about
+ * constant, so the count grows with the collection; 0.25% kept recall@10 ≥ 0.95 in the bench at
+ * 100k chunks (docs/memory-engine.md). A caller may ask for more or fewer per search.
+ */
 export function defaultCandidates(collectionChunks: number, topK: number): number {
-  return Math.min(MAX_CANDIDATES, Math.max(8 * topK, 100, Math.ceil(collectionChunks / 250)));
+  return Math.min(2000, Math.max(8 * topK, 100, Math.ceil(collectionChunks / 400)));
 }
 
 /** Exact cosine for the given chunks, best first. */
@@ -115,24 +120,35 @@ function rerank(db: Database, unitQuery: Float32Array, ids: number[], topK: numb
   return rows.map((r) => ({ chunkId: r.id, score: 1 - r.d }));
 }
 
-/** Candidates from every shard: each returns its share of `candidates` nearest codes, restricted to `rowidIn` when given. */
-function candidatesFromShards(db: Database, dimension: number, collectionKey: number, code: Uint8Array, candidates: number, rowidIn?: FilterSql & { collectionKey: number }): number[] {
+/** Candidates from every shard: each returns its share of `candidates` nearest codes, only among `among` when given. */
+function candidatesFromShards(db: Database, dimension: number, collectionKey: number, code: Uint8Array, candidates: number, among?: number[]): number[] {
   const perShard = Math.max(1, Math.ceil((candidates * 1.25) / SHARDS));
-  const restrict = rowidIn
-    ? ` AND rowid IN (SELECT c.id FROM memory_chunks c JOIN memory_documents d ON d.key = c.document_key
-                       WHERE c.collection_key = ? AND c.id % ${SHARDS} = ? AND ${rowidIn.sql})`
-    : "";
-  const statement = db.query<{ rowid: number }, SQLQueryBindings[]>(
-    `SELECT rowid FROM ${vectorTable(dimension)}
-      WHERE code MATCH vec_bit(?) AND k = ? AND collection_key = ? AND shard = ?${restrict}`,
-  );
+  const table = vectorTable(dimension);
+  const base = `SELECT rowid FROM ${table} WHERE code MATCH vec_bit(?) AND k = ? AND collection_key = ? AND shard = ?`;
   const ids: number[] = [];
-  for (let shard = 0; shard < SHARDS; shard++) {
-    const params: SQLQueryBindings[] = [code, perShard, collectionKey, shard];
-    if (rowidIn) params.push(rowidIn.collectionKey, shard, ...rowidIn.params);
-    for (const row of statement.all(...params)) ids.push(row.rowid);
+  if (among) {
+    const byShard: number[][] = Array.from({ length: SHARDS }, () => []);
+    for (const id of among) byShard[id % SHARDS]!.push(id);
+    const statement = db.query<{ rowid: number }, [Uint8Array, number, number, number, string]>(`${base} AND rowid IN (SELECT value FROM json_each(?))`);
+    byShard.forEach((shardIds, shard) => {
+      if (shardIds.length) for (const row of statement.all(code, perShard, collectionKey, shard, JSON.stringify(shardIds))) ids.push(row.rowid);
+    });
+    return ids;
   }
+  const statement = db.query<{ rowid: number }, [Uint8Array, number, number, number]>(base);
+  for (let shard = 0; shard < SHARDS; shard++) for (const row of statement.all(code, perShard, collectionKey, shard)) ids.push(row.rowid);
   return ids;
+}
+
+/** Ids of the collection's chunks whose document matches the filter. Metadata is not indexed: this reads every document of the collection once. */
+function matchingChunkIds(db: Database, collectionKey: number, filter: FilterSql): number[] {
+  return db
+    .query<{ id: number }, SQLQueryBindings[]>(
+      `SELECT c.id FROM memory_chunks c
+        WHERE c.document_key IN (SELECT d.key FROM memory_documents d WHERE d.collection_key = ? AND ${filter.sql})`,
+    )
+    .all(collectionKey, ...filter.params)
+    .map((r) => r.id);
 }
 
 export interface VectorSearchOptions {
@@ -150,19 +166,11 @@ export interface VectorSearchOptions {
 export function vectorSearch(db: Database, dimension: number, collectionKey: number, unitQuery: Float32Array, options: VectorSearchOptions): VectorHit[] {
   const { topK, candidates, filter } = options;
   if (filter) {
-    const matching = db
-      .query<{ id: number }, SQLQueryBindings[]>(
-        `SELECT c.id FROM memory_chunks c JOIN memory_documents d ON d.key = c.document_key
-          WHERE c.collection_key = ? AND ${filter.sql} LIMIT ?`,
-      )
-      .all(collectionKey, ...filter.params, EXACT_FILTER_LIMIT + 1)
-      .map((r) => r.id);
-    if (matching.length <= EXACT_FILTER_LIMIT) return rerank(db, unitQuery, matching, topK);
-    const ids = candidatesFromShards(db, dimension, collectionKey, quantise(unitQuery), candidates, { ...filter, collectionKey });
-    return rerank(db, unitQuery, ids, topK);
+    const matching = matchingChunkIds(db, collectionKey, filter);
+    if (matching.length <= Math.max(EXACT_FILTER_LIMIT, candidates)) return rerank(db, unitQuery, matching, topK);
+    return rerank(db, unitQuery, candidatesFromShards(db, dimension, collectionKey, quantise(unitQuery), candidates, matching), topK);
   }
-  const ids = candidatesFromShards(db, dimension, collectionKey, quantise(unitQuery), candidates);
-  return rerank(db, unitQuery, ids, topK);
+  return rerank(db, unitQuery, candidatesFromShards(db, dimension, collectionKey, quantise(unitQuery), candidates), topK);
 }
 
 /** Exact nearest chunks by scanning every embedding of the collection: the bench's ground truth, and a check in tests. */
