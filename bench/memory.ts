@@ -30,7 +30,7 @@ import { closeDb, openDb } from "../src/core/db.ts";
 import { applyMigrations } from "../src/core/migrate.ts";
 import { chunkText } from "../src/domains/memory/engine/chunker.ts";
 import { HashedEmbedder } from "../src/domains/memory/engine/hashed-embedding.ts";
-import { createCollection, memorySchemaSql, openMemoryIndex, search, upsertDocument, type SearchQuery } from "../src/domains/memory/engine/index.ts";
+import { createCollection, deleteCollection, memorySchemaSql, openMemoryIndex, search, upsertDocument, type SearchQuery } from "../src/domains/memory/engine/index.ts";
 import { defaultCandidates, exactVectorSearch, normalised } from "../src/domains/memory/engine/vector-index.ts";
 
 interface Args {
@@ -227,7 +227,12 @@ async function runSize(size: number, args: Args) {
       hybrid: timed((i) => ({ mode: "hybrid", queryText: queries[i]!, queryVector: vectors[i]!, topK: 10 })),
       exact_scan: summary(exactTimes),
       neighbourhood_cosine_1_10_100: [median(0), median(1), median(2)],
+      delete_collection_s: 0,
     };
+    // Last: deleting the whole collection (every chunk out of both indexes, one transaction).
+    const t = performance.now();
+    deleteCollection(db, collection);
+    result.delete_collection_s = +((performance.now() - t) / 1000).toFixed(2);
     closeDb(db);
     return result;
   } finally {
@@ -266,6 +271,7 @@ async function main(): Promise<void> {
         `  ${r.neighbourhood_cosine_1_10_100.join("/")}`,
       ].join(" "),
     );
+    console.log(`  ${r.chunks} chunks: delete collection ${r.delete_collection_s} s`);
     for (const v of [r.vector, ...r.vector_candidates]) console.log(`  ${r.chunks} chunks, ${v.candidates} candidates: vector p50 ${v.p50_ms} ms, p99 ${v.p99_ms} ms, recall@10 ${v.recall_at_10}`);
   }
 }

@@ -99,13 +99,13 @@ export interface VectorHit {
 }
 
 /**
- * How many candidates to re-rank: 0.25% of the collection, at least 8 × top_k and 100, at most
- * 2000. The share of the collection a true neighbour can fall behind in Hamming order is about
- * constant, so the count grows with the collection; 0.25% kept recall@10 ≥ 0.95 in the bench at
- * 100k chunks (docs/memory-engine.md). A caller may ask for more or fewer per search.
+ * How many candidates to re-rank: at least 400 (and 8 × top_k), 0.4% of a larger collection, at
+ * most 2000. Below 400 recall@10 fell under 0.95 in the bench even at 10k chunks; above 100k
+ * chunks a true neighbour falls further behind in Hamming order, so the count grows with the
+ * collection (docs/memory-engine.md). A caller may ask for fewer (faster) or more per search.
  */
 export function defaultCandidates(collectionChunks: number, topK: number): number {
-  return Math.min(2000, Math.max(8 * topK, 100, Math.ceil(collectionChunks / 400)));
+  return Math.min(2000, Math.max(8 * topK, 400, Math.ceil(collectionChunks / 250)));
 }
 
 /** Exact cosine for the given chunks, best first. */
