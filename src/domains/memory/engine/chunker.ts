@@ -6,8 +6,9 @@
  * tables load lazily on first use). Chunks break between words, never inside one: the text is cut
  * into pieces of a word and the whitespace before it, each piece is counted, and a chunk is a run
  * of whole pieces, so every chunk is an exact substring of the document (no character split
- * across a token boundary). o200k pre-tokenizes on the same boundaries, so the per-piece counts
- * add up to within a token or so of the whole chunk's count. A piece longer than half a chunk
+ * across a token boundary). o200k pre-tokenizes on about the same boundaries, so the sum of the
+ * pieces' counts, which is what a chunk's `tokens` reports, is within a token or two of counting
+ * the chunk whole. A piece longer than half a chunk
  * (a URL, base64, a language written without spaces) is cut by characters first.
  */
 import type * as O200k from "gpt-tokenizer/encoding/o200k_base";
@@ -51,6 +52,23 @@ interface Piece {
 
 const PIECES = /\s*\S+|\s+/g;
 
+/**
+ * Counts of recent pieces. Words repeat (a document says "the" hundreds of times), and counting
+ * every piece through the encoder was most of the chunker's time. Cleared when full, so bounded.
+ */
+const pieceCounts = new Map<string, number>();
+const PIECE_CACHE_LIMIT = 50_000;
+
+function countPiece(piece: string): number {
+  let n = pieceCounts.get(piece);
+  if (n === undefined) {
+    n = countChunkTokens(piece);
+    if (pieceCounts.size >= PIECE_CACHE_LIMIT) pieceCounts.clear();
+    if (piece.length <= 64) pieceCounts.set(piece, n);
+  }
+  return n;
+}
+
 /** Cuts a piece too long for a chunk into runs of about `target` tokens, by code points (never inside a surrogate pair). */
 function splitLongPiece(text: string, tokens: number, target: number): Piece[] {
   const points = Array.from(text);
@@ -67,7 +85,7 @@ function pieces(text: string, chunkSize: number): Piece[] {
   const out: Piece[] = [];
   for (const match of text.matchAll(PIECES)) {
     const piece = match[0];
-    const tokens = countChunkTokens(piece);
+    const tokens = countPiece(piece);
     if (tokens > chunkSize / 2) out.push(...splitLongPiece(piece, tokens, Math.max(1, Math.floor(chunkSize / 4))));
     else out.push({ text: piece, tokens });
   }
@@ -89,9 +107,10 @@ export function chunkText(text: string, options: ChunkOptions): Chunk[] {
     let tokens = 0;
     while (end < all.length && (end === start || tokens + all[end]!.tokens <= chunkSize)) tokens += all[end++]!.tokens;
     const body = all.slice(start, end).map((p) => p.text).join("");
-    // Leading whitespace carried by the first piece is not part of what the chunk says.
+    // Leading whitespace carried by the first piece is not part of what the chunk says. The
+    // chunk's count is the sum of its pieces' (within a token or two of counting it whole).
     const trimmed = body.trimStart();
-    if (trimmed.trim()) chunks.push({ index: chunks.length, text: trimmed, tokens: countChunkTokens(trimmed) });
+    if (trimmed.trim()) chunks.push({ index: chunks.length, text: trimmed, tokens });
     if (end >= all.length) break;
     // Step back over whole pieces worth at most `overlap` tokens, but always move forward.
     let next = end;
