@@ -131,10 +131,18 @@ export interface CollectionStats {
 
 export function collectionStats(db: Database, collection: Collection): CollectionStats {
   const row = db
-    .query<{ documents: number; chunks: number | null; tokens: number | null; text_bytes: number | null }, [number]>(
-      `SELECT count(*) AS documents, sum(chunk_count) AS chunks, sum(token_count) AS tokens, sum(text_bytes) AS text_bytes
-         FROM memory_documents WHERE collection_key = ?`,
-    )
-    .get(collection.key)!;
-  return { documents: row.documents, chunks: row.chunks ?? 0, tokens: row.tokens ?? 0, text_bytes: row.text_bytes ?? 0 };
+    .query<CollectionStats, [number]>("SELECT documents, chunks, tokens, text_bytes FROM memory_collections WHERE key = ?")
+    .get(collection.key);
+  return row ?? { documents: 0, chunks: 0, tokens: 0, text_bytes: 0 };
+}
+
+/** Moves the collection's running totals by a delta (inside the caller's transaction). */
+export function adjustTotals(db: Database, collectionKey: number, delta: CollectionStats): void {
+  db.query("UPDATE memory_collections SET documents = documents + ?, chunks = chunks + ?, tokens = tokens + ?, text_bytes = text_bytes + ? WHERE key = ?").run(
+    delta.documents,
+    delta.chunks,
+    delta.tokens,
+    delta.text_bytes,
+    collectionKey,
+  );
 }

@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import { invalidField } from "../../../core/errors.ts";
 import { chunkText } from "./chunker.ts";
-import { deleteChunkRows, type Collection } from "./collections.ts";
+import { adjustTotals, deleteChunkRows, type Collection } from "./collections.ts";
 import { collectionNotFound, dimensionMismatch, documentNotFound, embedderMismatch, invalidVector } from "./errors.ts";
 import { insertKeywordRow } from "./keyword-index.ts";
 import { checkMetadata, type Metadata } from "./metadata-filter.ts";
@@ -70,7 +70,18 @@ export async function upsertDocument(
   db.transaction(() => {
     // The collection may have been deleted while the embedder ran.
     if (!db.query("SELECT 1 FROM memory_collections WHERE key = ?").get(collection.key)) throw collectionNotFound();
-    const existing = db.query<{ key: number }, [number, string]>("SELECT key FROM memory_documents WHERE collection_key = ? AND doc_id = ?").get(collection.key, docId);
+    const existing = db
+      .query<{ key: number; chunk_count: number; token_count: number; text_bytes: number }, [number, string]>(
+        "SELECT key, chunk_count, token_count, text_bytes FROM memory_documents WHERE collection_key = ? AND doc_id = ?",
+      )
+      .get(collection.key, docId);
+    const textBytes = Buffer.byteLength(text);
+    adjustTotals(db, collection.key, {
+      documents: existing ? 0 : 1,
+      chunks: chunks.length - (existing?.chunk_count ?? 0),
+      tokens: tokens - (existing?.token_count ?? 0),
+      text_bytes: textBytes - (existing?.text_bytes ?? 0),
+    });
     let documentKey: number;
     if (existing) {
       deleteChunkRows(db, collection, "document_key", existing.key);
@@ -78,7 +89,7 @@ export async function upsertDocument(
         JSON.stringify(metadata),
         chunks.length,
         tokens,
-        Buffer.byteLength(text),
+        textBytes,
         now,
         existing.key,
       );
@@ -89,7 +100,7 @@ export async function upsertDocument(
           `INSERT INTO memory_documents (collection_key, doc_id, metadata, chunk_count, token_count, text_bytes, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING key`,
         )
-        .get(collection.key, docId, JSON.stringify(metadata), chunks.length, tokens, Buffer.byteLength(text), now, now)!.key;
+        .get(collection.key, docId, JSON.stringify(metadata), chunks.length, tokens, textBytes, now, now)!.key;
     }
     const insertChunk = db.query<{ id: number }, [number, number, number, string, number, Uint8Array]>(
       "INSERT INTO memory_chunks (collection_key, document_key, ordinal, text, token_count, embedding) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -105,8 +116,13 @@ export async function upsertDocument(
 
 export function deleteDocument(db: Database, collection: Collection, docId: string): void {
   db.transaction(() => {
-    const doc = db.query<{ key: number }, [number, string]>("SELECT key FROM memory_documents WHERE collection_key = ? AND doc_id = ?").get(collection.key, docId);
+    const doc = db
+      .query<{ key: number; chunk_count: number; token_count: number; text_bytes: number }, [number, string]>(
+        "SELECT key, chunk_count, token_count, text_bytes FROM memory_documents WHERE collection_key = ? AND doc_id = ?",
+      )
+      .get(collection.key, docId);
     if (!doc) throw documentNotFound();
+    adjustTotals(db, collection.key, { documents: -1, chunks: -doc.chunk_count, tokens: -doc.token_count, text_bytes: -doc.text_bytes });
     deleteChunkRows(db, collection, "document_key", doc.key);
     db.query("DELETE FROM memory_documents WHERE key = ?").run(doc.key);
   })();

@@ -17,6 +17,12 @@ CREATE TABLE memory_collections (
   chunk_size    INTEGER NOT NULL,                  -- tokens per chunk (o200k_base)
   chunk_overlap INTEGER NOT NULL,
   seal_text     INTEGER NOT NULL DEFAULT 0 CHECK (seal_text IN (0, 1)),
+  -- Running totals, kept in the same transactions as the rows they count: search reads the
+  -- chunk count on every query (it sizes the candidate set) and must not sum documents for it.
+  documents     INTEGER NOT NULL DEFAULT 0,
+  chunks        INTEGER NOT NULL DEFAULT 0,
+  tokens        INTEGER NOT NULL DEFAULT 0,
+  text_bytes    INTEGER NOT NULL DEFAULT 0,
   created_at    INTEGER NOT NULL
 );
 CREATE INDEX memory_collections_account ON memory_collections (account_id, created_at);

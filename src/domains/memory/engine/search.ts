@@ -85,7 +85,7 @@ export function search(db: Database, collection: Collection, query: SearchQuery,
 }
 
 const chunkCount = (db: Database, collection: Collection): number =>
-  db.query<{ n: number | null }, [number]>("SELECT sum(chunk_count) AS n FROM memory_documents WHERE collection_key = ?").get(collection.key)?.n ?? 0;
+  db.query<{ chunks: number }, [number]>("SELECT chunks FROM memory_collections WHERE key = ?").get(collection.key)?.chunks ?? 0;
 
 interface ChunkRow {
   id: number;
