@@ -27,10 +27,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { closeDb, openDb } from "../src/core/db.ts";
+import { migrations } from "../migrations/index.ts";
 import { applyMigrations } from "../src/core/migrate.ts";
 import { chunkText } from "../src/domains/memory/engine/chunker.ts";
 import { HashedEmbedder } from "../src/domains/memory/engine/hashed-embedding.ts";
-import { createCollection, deleteCollection, memorySchemaSql, openMemoryIndex, search, upsertDocument, type SearchQuery } from "../src/domains/memory/engine/index.ts";
+import { createCollection, deleteCollection, openMemoryIndex, search, upsertDocument, type SearchQuery } from "../src/domains/memory/engine/index.ts";
 import { defaultCandidates, exactVectorSearch, normalised } from "../src/domains/memory/engine/vector-index.ts";
 
 interface Args {
@@ -132,7 +133,7 @@ async function runSize(size: number, args: Args) {
   try {
     const db = openDb(join(dir, "svc.db"));
     openMemoryIndex(db, args.mmap ? { mmapBytes: 1 << 30 } : {});
-    applyMigrations(db, [{ version: 1, name: "0001_memory", sql: memorySchemaSql }]);
+    applyMigrations(db, migrations);
     const collection = createCollection(db, { id: "mcol_bench", accountId: "acct_bench", name: "bench", model: "hashed", dimension: args.dimension, chunkSize: 128, chunkOverlap: 16 });
     const embedder = new HashedEmbedder(args.dimension);
     const corpus = new Corpus();

@@ -13,7 +13,6 @@ import {
   deleteDocument,
   getCollection,
   loadVectorExtension,
-  memorySchemaSql,
   search,
   upsertDocument,
   vectorExtensionVersion,
@@ -22,17 +21,18 @@ import {
 } from "../../../src/domains/memory/engine/index.ts";
 import { HashedEmbedder } from "../../../src/domains/memory/engine/hashed-embedding.ts";
 import { exactVectorSearch, normalised } from "../../../src/domains/memory/engine/vector-index.ts";
+import { migrations } from "../../../migrations/index.ts";
 import { tempDir } from "../../support/harness.ts";
 
 const DIM = 64;
 const embedder = new HashedEmbedder(DIM);
 
-/** A database file as the gateway opens it: pragmas, sqlite-vec loaded, then the schema applied as a migration. */
+/** A database file as the gateway opens it: pragmas, sqlite-vec loaded, then the migrations (0015 holds the memory tables). */
 function openMemoryDb(): { db: Database; path: string } {
   const path = join(tempDir("svc-memory"), "svc.db");
   const db = openDb(path);
   loadVectorExtension(db);
-  applyMigrations(db, [{ version: 1, name: "0001_memory", sql: memorySchemaSql }]);
+  applyMigrations(db, migrations);
   return { db, path };
 }
 
@@ -72,8 +72,8 @@ describe("memory engine", () => {
     const { db } = openMemoryDb();
     expect(vectorExtensionVersion(db)).toMatch(/^v0\.1\./);
     applyMigrations(db, [
-      { version: 1, name: "0001_memory", sql: memorySchemaSql },
-      { version: 2, name: "0002_vec", sql: "CREATE VIRTUAL TABLE memory_vectors_8 USING vec0 (collection_key integer partition key, shard integer partition key, code bit[16])" },
+      ...migrations,
+      { version: migrations.length + 1, name: "9999_vec", sql: "CREATE VIRTUAL TABLE memory_vectors_8 USING vec0 (collection_key integer partition key, shard integer partition key, code bit[16])" },
     ]);
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 'memory_vectors_8'").get()).toBeTruthy();
   });

@@ -1,17 +1,30 @@
 /**
- * The memory engine's front door: storage, chunking and search for memory collections. No HTTP,
- * no metering, no embedding provider: callers pass an embedder (documents) or a query vector
- * (search). Open a connection, load sqlite-vec on it (loadVectorExtension), apply the schema
- * (schema.sql, as a migration), then call these.
+ * The memory engine: storage, chunking and search for memory collections. No HTTP, no metering,
+ * no embedding provider: callers pass vectors (documents, queries) or an embedder. Every
+ * connection loads sqlite-vec first (loadVectorExtension; the memory module names it to the
+ * context, which loads it before migrations), and the tables come from migration 0015.
+ * Private to the memory area: the area's service (../service.ts) is what the routes and CLI call.
  */
-export { loadVectorExtension, openMemoryIndex, vectorExtensionVersion, VectorExtensionError, type MemoryConnectionOptions, type VectorExtensionOptions } from "./vector-extension.ts";
-export { createCollection, getCollection, listCollections, deleteCollection, collectionStats, type Collection, type NewCollection, type CollectionStats } from "./collections.ts";
-export { upsertDocument, deleteDocument, type DocumentInput, type Embedder, type TextSealer, type UpsertResult } from "./documents.ts";
+export { loadVectorExtension, openMemoryIndex, vectorExtensionPath, vectorExtensionSupported, vectorExtensionVersion, VectorExtensionError, VECTOR_ENTRY_POINT, type MemoryConnectionOptions, type VectorExtensionOptions } from "./vector-extension.ts";
+export {
+  createCollection,
+  getCollection,
+  listCollections,
+  countCollections,
+  deleteCollection,
+  markCollectionDeleted,
+  collectionsToPurge,
+  purgeCollection,
+  collectionStats,
+  checkDimension,
+  type Collection,
+  type NewCollection,
+  type CollectionStats,
+} from "./collections.ts";
+export { prepareDocument, storeDocuments, upsertDocument, deleteDocument, MAX_DOC_ID_CHARS, MAX_CHUNKS_PER_DOCUMENT, type DocumentInput, type Embedder, type PreparedDocument, type TextSealer, type UpsertResult } from "./documents.ts";
 export { search, MAX_TOP_K, type SearchHit, type SearchMode, type SearchQuery } from "./search.ts";
-export { chunkText, type Chunk } from "./chunker.ts";
+export { chunkText, CHUNK_SIZE_RANGE, type Chunk } from "./chunker.ts";
 export { reciprocalRankFusion } from "./fusion.ts";
-export type { MetadataFilter, Metadata } from "./metadata-filter.ts";
-import schemaSql from "./schema.sql" with { type: "text" };
-
-/** The tables and virtual tables the engine needs, for a numbered migration. */
-export const memorySchemaSql: string = schemaSql;
+export { dimensionMismatch, keywordSearchUnavailable } from "./errors.ts";
+export { MAX_DIMENSION } from "./vector-index.ts";
+export { MAX_FILTER_KEYS, type MetadataFilter, type Metadata } from "./metadata-filter.ts";

@@ -53,6 +53,8 @@ export function search(db: Database, collection: Collection, query: SearchQuery,
   if (mode !== "keyword") {
     const v = query.queryVector;
     if (!v) throw invalidField("query_vector", `is required in ${mode} mode`);
+    // A collection whose dimension is still open has no vectors: nothing can match.
+    if (collection.dimension === null) return [];
     if (v.length !== collection.dimension) throw dimensionMismatch("query_vector", collection.dimension, v.length);
     unit = normalised(v);
     if (!unit) throw invalidVector("query_vector", "must be finite numbers, not all zero");
@@ -65,7 +67,7 @@ export function search(db: Database, collection: Collection, query: SearchQuery,
 
   const depth = mode === "hybrid" ? fusionDepth(topK) : topK;
   const vectorHits = unit
-    ? vectorSearch(db, collection.dimension, collection.key, unit, {
+    ? vectorSearch(db, collection.dimension!, collection.key, unit, {
         topK: depth,
         candidates: Math.max(query.candidates ?? defaultCandidates(chunkCount(db, collection), depth), depth),
         filter,

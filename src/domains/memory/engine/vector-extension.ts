@@ -20,7 +20,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { join } from "node:path";
 import embeddedLibrary from "sqlite-vec-linux-x64/vec0.so" with { type: "file" };
 
-const ENTRY_POINT = "sqlite3_vec_init";
+export const VECTOR_ENTRY_POINT = "sqlite3_vec_init";
+const ENTRY_POINT = VECTOR_ENTRY_POINT;
 
 export class VectorExtensionError extends Error {}
 
@@ -51,9 +52,12 @@ export function extractLibrary(libDir: string, source: string = embeddedLibrary)
   return target;
 }
 
+/** Whether this build carries sqlite-vec for the platform it runs on (linux-x64 only). */
+export const vectorExtensionSupported = (): boolean => process.platform === "linux" && process.arch === "x64";
+
 /** The path the library loads from: in place when run from source, extracted to libDir in a compiled binary. */
 export function vectorExtensionPath(options: VectorExtensionOptions = {}): string {
-  if (process.platform !== "linux" || process.arch !== "x64") {
+  if (!vectorExtensionSupported()) {
     throw new VectorExtensionError(`sqlite-vec is bundled for linux-x64 only; this is ${process.platform}-${process.arch}`);
   }
   if (!isEmbedded(embeddedLibrary)) return embeddedLibrary;

@@ -29,8 +29,10 @@ const VEC0_CHUNK_SIZE = 256;
 export const EXACT_FILTER_LIMIT = 4000;
 export const MAX_CANDIDATES = 4000;
 
+export const MAX_DIMENSION = 4096;
+
 export const vectorTable = (dimension: number): string => {
-  if (!Number.isInteger(dimension) || dimension < 1 || dimension > 4096) throw new RangeError(`bad dimension ${dimension}`);
+  if (!Number.isInteger(dimension) || dimension < 1 || dimension > MAX_DIMENSION) throw new RangeError(`bad dimension ${dimension}`);
   return `memory_vectors_${dimension}`;
 };
 
