@@ -26,6 +26,7 @@ import { receiptsModule } from "./receipts/module.ts";
 import { reportsModule } from "./reports/module.ts";
 import { runsModule } from "./runs/module.ts";
 import { sandboxesModule } from "./sandboxes/module.ts";
+import { stateModule } from "./state/module.ts";
 import { statusModule } from "./status/module.ts";
 import { usageModule } from "./usage/module.ts";
 import { webhooksModule } from "./webhooks/module.ts";
@@ -50,6 +51,7 @@ export const modules: readonly AreaModule[] = [
   webhooksModule,
   inferenceModule,
   sandboxesModule,
+  stateModule,
   adminModule,
   metricsModule,
 ];
