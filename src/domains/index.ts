@@ -20,6 +20,7 @@ import { ghostsModule } from "./ghosts/module.ts";
 import { inferenceModule } from "./inference/module.ts";
 import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
+import { memoryModule } from "./memory/module.ts";
 import { metricsModule } from "./metrics/module.ts";
 import { orgsModule } from "./orgs/module.ts";
 import { receiptsModule } from "./receipts/module.ts";
@@ -52,6 +53,7 @@ export const modules: readonly AreaModule[] = [
   inferenceModule,
   sandboxesModule,
   stateModule,
+  memoryModule,
   adminModule,
   metricsModule,
 ];

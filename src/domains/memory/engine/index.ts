@@ -27,4 +27,4 @@ export { chunkText, CHUNK_SIZE_RANGE, type Chunk } from "./chunker.ts";
 export { reciprocalRankFusion } from "./fusion.ts";
 export { dimensionMismatch, keywordSearchUnavailable } from "./errors.ts";
 export { MAX_DIMENSION } from "./vector-index.ts";
-export { MAX_FILTER_KEYS, type MetadataFilter, type Metadata } from "./metadata-filter.ts";
+export { checkFilter, MAX_FILTER_KEYS, type MetadataFilter, type Metadata } from "./metadata-filter.ts";

@@ -43,6 +43,9 @@ export function filterSql(filter: MetadataFilter | undefined): FilterSql | undef
   return { sql: parts.join(" AND "), params };
 }
 
+/** Refuses a bad filter (400 naming the key) without running anything: callers check before paying for an embedding. */
+export const checkFilter = (filter: MetadataFilter | undefined): void => void filterSql(filter);
+
 /** Checks document metadata: a JSON object (stored as given; only its top-level scalars can be filtered on). */
 export function checkMetadata(metadata: unknown): Metadata {
   if (metadata === undefined || metadata === null) return {};
