@@ -72,9 +72,10 @@ export interface MemoryGateway {
   balance(): { balance_micro_usd: number; held_micro_usd: number; spendable_micro_usd: number };
 }
 
-export function memoryGateway(options: { credit?: number; config?: (c: Config) => void; dimension?: number } = {}): MemoryGateway {
+export function memoryGateway(options: { credit?: number; config?: (c: Config) => void; dimension?: number; dir?: string } = {}): MemoryGateway {
   const stub = startEmbeddingStub(options.dimension);
   const h = makeHarness({
+    dir: options.dir,
     config: (c) => {
       Object.assign(
         c,
