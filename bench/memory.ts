@@ -6,9 +6,10 @@
  *   bun bench/memory.ts --candidates 200,800     # also vector search re-ranking 200 and 800 candidates
  *   bun bench/memory.ts --mmap                   # with PRAGMA mmap_size = 1 GiB (openMemoryIndex's mmapBytes)
  *   bun bench/memory.ts --json > out.json        # figures as JSON on stdout; progress on stderr
+ *   bun bench/memory.ts --http [--sizes 10000]   # through the compiled binary over HTTP (below)
  *
  * For each size it builds a fresh database in a temp dir (the gateway's pragmas, sqlite-vec
- * loaded, the engine's schema), ingests synthetic documents through upsertDocument with the
+ * loaded, the migrations), ingests synthetic documents through upsertDocument with the
  * local stand-in embedder (HashedEmbedder: no model, no network), then runs queries:
  *   - vector: p50/p99 latency and recall@10 against an exact scan of every embedding
  *     (exactVectorSearch, the brute-force float answer);
@@ -20,12 +21,20 @@
  * The corpus: documents of ~4 chunks drawn from 500 topics (each topic a set of characteristic
  * words) over a Zipf-distributed background vocabulary; a query is 8 words of one chunk, mostly
  * topic words. The neighbourhood profile (median cosine of the exact 1st/10th/100th neighbour)
- * is printed, so the recall figures can be compared with real embeddings (docs/memory-engine.md:
+ * is printed, so the recall figures can be compared with real embeddings (docs/memory.md:
  * all-MiniLM-L6-v2 over real passages measured 0.58/0.47/0.36 for short queries).
+ *
+ * --http measures the whole product instead: dist/svc serve, set up with the CLI (account,
+ * credit, a memory key, an embedding model on a local OpenAI-compatible stub in this process
+ * serving the same stand-in embedder), then POST …/documents in batches of 25 documents (one
+ * metered embedding call, one receipt, one transaction each) and POST …/search at concurrency 1.
+ * It prints documents/s and chunks/s ingested, the share of that time spent in the stub's
+ * embedder, search p50/p99 per mode, and the total billed, checked against the usage reported.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { writeConfigFile } from "../src/config.ts";
 import { closeDb, openDb } from "../src/core/db.ts";
 import { migrations } from "../migrations/index.ts";
 import { applyMigrations } from "../src/core/migrate.ts";
@@ -33,6 +42,7 @@ import { chunkText } from "../src/domains/memory/engine/chunker.ts";
 import { HashedEmbedder } from "../src/domains/memory/engine/hashed-embedding.ts";
 import { createCollection, deleteCollection, openMemoryIndex, search, upsertDocument, type SearchQuery } from "../src/domains/memory/engine/index.ts";
 import { defaultCandidates, exactVectorSearch, normalised } from "../src/domains/memory/engine/vector-index.ts";
+import { BIN, ensureBinary, run, runWithServer, SvcServer, svcEnv } from "./support.ts";
 
 interface Args {
   sizes: number[];
@@ -43,10 +53,12 @@ interface Args {
   json: boolean;
   /** PRAGMA mmap_size = 1 GiB on the bench connection (openMemoryIndex's mmapBytes). */
   mmap: boolean;
+  /** Through dist/svc over HTTP instead of the engine in process. */
+  http: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { sizes: [10_000, 100_000], candidates: [], queries: 200, dimension: 384, json: false, mmap: false };
+  const args: Args = { sizes: [], candidates: [], queries: 200, dimension: 384, json: false, mmap: false, http: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--sizes") args.sizes = argv[++i]!.split(",").map(Number);
@@ -55,8 +67,10 @@ function parseArgs(argv: string[]): Args {
     else if (a === "--dim") args.dimension = Number(argv[++i]);
     else if (a === "--json") args.json = true;
     else if (a === "--mmap") args.mmap = true;
+    else if (a === "--http") args.http = true;
     else throw new Error(`unknown argument ${a}`);
   }
+  if (!args.sizes.length) args.sizes = args.http ? [10_000] : [10_000, 100_000];
   if (args.sizes.some((n) => !Number.isInteger(n) || n < 1000 || n > 5_000_000)) throw new Error("--sizes: integers from 1000 to 5000000");
   return args;
 }
@@ -241,9 +255,123 @@ async function runSize(size: number, args: Args) {
   }
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// --http: the product end to end (dist/svc serve, metering, receipts), engine figures aside
+
+async function svcCli(dataDir: string, cliArgs: string[]): Promise<string> {
+  const r = await run([BIN, ...cliArgs, "--data-dir", dataDir], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
+  if (r.code !== 0) throw new Error(`svc ${cliArgs.join(" ")} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+async function runHttp(size: number, args: Args) {
+  await ensureBinary();
+  const embedder = new HashedEmbedder(args.dimension);
+  let embedMs = 0;
+  let reportedTokens = 0;
+  const stub = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const body = (await req.json()) as { input: string[] | string; model: string };
+      const input = typeof body.input === "string" ? [body.input] : body.input;
+      const t = performance.now();
+      const data = input.map((text, index) => ({ object: "embedding", index, embedding: Array.from(embedder.embed(text)) }));
+      embedMs += performance.now() - t;
+      // A token per four characters, as a real upstream would report some count.
+      const tokens = input.reduce((n, text) => n + Math.ceil(text.length / 4), 0);
+      reportedTokens += tokens;
+      return Response.json({ object: "list", data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
+    },
+  });
+  const server = new SvcServer("svc-bench-memory-http-", 10_000);
+  const dir = server.dataDir;
+  await run([BIN, "setup", "--yes", "--data-dir", dir, "--replica", "off"], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
+  const account = JSON.parse(await svcCli(dir, ["accounts", "create", "--wallet", "0x00000000000000000000000000000000000be4c5", "--json"])).id as string;
+  await svcCli(dir, ["admin", "credit", "grant", "--account", account, "--micro-usd", String(1_000_000 * 1_000_000), "--reason", "bench"]);
+  const key = JSON.parse(await svcCli(dir, ["keys", "mint", "--account", account, "--scopes", "memory", "--json"])).key as string;
+  await svcCli(dir, ["providers", "add", "embedder", "--kind", "openai", "--base-url", `http://127.0.0.1:${stub.port}/v1`, "--timeout-secs", "60"]);
+  await svcCli(dir, ["models", "add", "bench-embed", "--type", "embedding", "--provider", "embedder", "--upstream", "hashed", "--input-micro-usd-per-mtok", "20000"]);
+  writeConfigFile(join(dir, "svc.toml"), { keys: { breaker_micro_usd_per_minute: 0 }, memory: { embedding_model: "bench-embed", ...(args.mmap ? { mmap_bytes: 1 << 30 } : {}) } });
+
+  const outcome = await runWithServer(server, ["--replica", "off"], () => {}, async () => {
+    const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+      const json = (await res.json()) as any;
+      if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const collection = await post("/v1/memory/collections", { name: "bench", chunk_size: 128, chunk_overlap: 16 });
+    const corpus = new Corpus();
+    const samples: string[] = [];
+    let chunks = 0;
+    let documents = 0;
+    let billed = 0;
+    const started = performance.now();
+    while (chunks < size) {
+      const batch = Array.from({ length: 25 }, () => {
+        const { text, topic } = corpus.document();
+        return { id: `doc${documents++}`, text, metadata: { topic } };
+      });
+      if (samples.length < args.queries) samples.push(batch[0]!.text.split(" ").slice(0, 100).join(" "));
+      const r = await post(`/v1/memory/collections/${collection.id}/documents`, { documents: batch });
+      for (const d of r.documents) chunks += d.chunks;
+      billed += r.usage.cost_micro_usd;
+      if (documents % 2500 === 0) log(`  http ${size}: ${chunks} chunks…`);
+    }
+    const ingestMs = performance.now() - started;
+    const queries = samples.map((q) => corpus.query(q));
+    const timedMode = async (mode: string) => {
+      const times: number[] = [];
+      for (const query of queries) {
+        const t = performance.now();
+        const r = await post(`/v1/memory/collections/${collection.id}/search`, { query, mode, top_k: 10 });
+        times.push(performance.now() - t);
+        billed += r.usage.cost_micro_usd;
+      }
+      return summary(times);
+    };
+    await timedMode("keyword"); // warm-up
+    const result = {
+      chunks,
+      ingest: {
+        documents,
+        seconds: +(ingestMs / 1000).toFixed(1),
+        docs_per_s: Math.round(documents / (ingestMs / 1000)),
+        chunks_per_s: Math.round(chunks / (ingestMs / 1000)),
+        embedder_share: +(embedMs / ingestMs).toFixed(2),
+      },
+      search: { vector: await timedMode("vector"), keyword: await timedMode("keyword"), hybrid: await timedMode("hybrid") },
+      billed_micro_usd: billed,
+      reported_tokens: reportedTokens,
+    };
+    return result;
+  });
+  await server.stop();
+  stub.stop(true);
+  if (!outcome.ok) throw new Error("the HTTP run failed (see above)");
+  return outcome.value;
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${process.platform}-${process.arch}, bun ${Bun.version}`;
+  if (args.http) {
+    log(`memory bench over HTTP: ${machine}; dimension ${args.dimension}; sizes ${args.sizes.join(", ")}${args.mmap ? "; mmap 1 GiB" : ""}`);
+    const results = [];
+    for (const size of args.sizes) results.push(await runHttp(size, args));
+    if (args.json) return void console.log(JSON.stringify({ machine, dimension: args.dimension, http: true, results }, null, 2));
+    console.log(`machine: ${machine}; dimension ${args.dimension}; through dist/svc over HTTP, batches of 25 documents`);
+    for (const r of results) {
+      console.log(`${r.chunks} chunks: ingest ${r.ingest.docs_per_s} docs/s, ${r.ingest.chunks_per_s} chunks/s (embedder ${Math.round(r.ingest.embedder_share * 100)}% of the time)`);
+      for (const [mode, t] of Object.entries(r.search)) console.log(`  search ${mode.padEnd(7)} p50 ${t.p50_ms} ms, p99 ${t.p99_ms} ms (HTTP round trip, metered)`);
+      // At $0.02 per million tokens: cost = ceil(tokens × 20000 / 10^6) per call, so at least the exact share.
+      console.log(`  billed ${r.billed_micro_usd} micro-USD for ${r.reported_tokens} tokens reported by the upstream`);
+    }
+    return;
+  }
   log(`memory bench: ${machine}; dimension ${args.dimension}; sizes ${args.sizes.join(", ")}${args.mmap ? "; mmap 1 GiB" : ""}`);
   const loadStart = loadavg().map((l) => l.toFixed(2)).join(" ");
   const results = [];

@@ -1,7 +1,7 @@
 /**
  * The vector index: a 2-bit code per dimension in a sqlite-vec vec0 table, scanned by Hamming
  * distance for candidates, which are then re-ranked by exact cosine on the float32 embeddings
- * kept in memory_chunks. (docs/memory-engine.md has the measurements behind each choice.)
+ * kept in memory_chunks. (docs/memory.md has the measurements behind each choice.)
  *
  * - Why quantise: sqlite-vec 0.1.9 (npm) has no ANN index, only exhaustive scans; its float scan
  *   costs ~40-60 ms per 100k × 384 here, its int8 scan ~40 ms, a 1-bit scan ~4 ms.
@@ -104,7 +104,7 @@ export interface VectorHit {
  * How many candidates to re-rank: at least 400 (and 8 × top_k), 0.4% of a larger collection, at
  * most 2000. Below 400 recall@10 fell under 0.95 in the bench even at 10k chunks; above 100k
  * chunks a true neighbour falls further behind in Hamming order, so the count grows with the
- * collection (docs/memory-engine.md). A caller may ask for fewer (faster) or more per search.
+ * collection (docs/memory.md). A caller may ask for fewer (faster) or more per search.
  */
 export function defaultCandidates(collectionChunks: number, topK: number): number {
   return Math.min(2000, Math.max(8 * topK, 400, Math.ceil(collectionChunks / 250)));
