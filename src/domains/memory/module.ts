@@ -15,7 +15,7 @@ import { memoryGroup } from "./cli.ts";
 import { memoryConfig } from "./config.ts";
 import { VECTOR_ENTRY_POINT, vectorExtensionPath, vectorExtensionSupported } from "./engine/index.ts";
 import { memoryRoutes } from "./routes.ts";
-import { PURGE_JOB, purgeDeleted } from "./service.ts";
+import { PURGE_JOB, PURGE_SWEEP_JOB, purgeDeleted } from "./service.ts";
 
 export const memoryModule = defineModule({
   name: "memory",
@@ -31,6 +31,8 @@ export const memoryModule = defineModule({
       const key = job.payload.collection_key;
       await purgeDeleted(ctx, typeof key === "number" ? key : undefined, signal);
     });
+    // A purge whose job ran out of attempts is finished by this one (hourly, and at every start).
+    ctx.scheduler.every(PURGE_SWEEP_JOB, 3_600_000, async (_job, signal) => void (await purgeDeleted(ctx, undefined, signal)));
   },
   cli: [memoryGroup],
 });

@@ -49,6 +49,7 @@ import {
 } from "./limits.ts";
 
 export const PURGE_JOB = "memory.purge_collection";
+export const PURGE_SWEEP_JOB = "memory.purge_deleted";
 /** Chunks removed per transaction while purging a deleted collection. */
 const PURGE_BATCH = 2000;
 

@@ -8,7 +8,10 @@ import { Sealer } from "../../../src/core/seal.ts";
 import { openDb } from "../../../src/core/db.ts";
 import {
   collectionStats,
+  collectionsToPurge,
   createCollection,
+  markCollectionDeleted,
+  purgeCollection,
   deleteCollection,
   deleteDocument,
   getCollection,
@@ -221,5 +224,40 @@ describe("memory engine", () => {
     expect(refusal(() => search(db, c, { mode: "vector", topK: 3 })).extra.param).toBe("query_vector");
     expect(refusal(() => search(db, c, { mode: "keyword", topK: 3 })).extra.param).toBe("query_text");
     expect(refusal(() => search(db, c, q("vector", "x", { topK: 0 }))).extra.param).toBe("top_k");
+  });
+
+  test("a collection created without a dimension takes its first vectors' and refuses another afterwards", async () => {
+    const { db } = openMemoryDb();
+    const c = collection(db, { dimension: null });
+    expect(c.dimension).toBeNull();
+    expect(search(db, c, q("vector", "anything"))).toEqual([]);
+    await upsertDocument(db, c, { docId: "a", text: DOCS.rust }, embedder.embedMany);
+    expect(getCollection(db, "acct_a", c.id)!.dimension).toBe(DIM);
+    const other = new HashedEmbedder(DIM / 2);
+    const wrong = await upsertDocument(db, c, { docId: "b", text: DOCS.bread }, other.embedMany).then(
+      () => null,
+      (err: ApiError) => err,
+    );
+    expect(wrong).toMatchObject({ type: "dimension_mismatch" });
+    expect(collectionStats(db, c)).toMatchObject({ documents: 1, chunks: 1 });
+  });
+
+  test("a deleted collection is hidden at once and purged in batches", async () => {
+    const { db } = openMemoryDb();
+    const c = collection(db, { chunkSize: 16, chunkOverlap: 0 });
+    for (let d = 0; d < 5; d++) await upsertDocument(db, c, { docId: `d${d}`, text: `${DOCS.orbit} ${DOCS.tides}` }, embedder.embedMany);
+    const chunks = collectionStats(db, c).chunks;
+    expect(chunks).toBeGreaterThanOrEqual(20);
+    expect(markCollectionDeleted(db, c)).toBe(true);
+    expect(markCollectionDeleted(db, c)).toBe(false);
+    expect(getCollection(db, "acct_a", c.id)).toBeNull();
+    expect(collectionsToPurge(db)).toEqual([c.key]);
+    let rounds = 1;
+    while (!purgeCollection(db, c.key, 7)) rounds++;
+    expect(rounds).toBe(Math.floor(chunks / 7) + 1);
+    expect(db.query("SELECT count(*) AS n FROM memory_chunks").get()).toEqual({ n: 0 });
+    expect(db.query(`SELECT count(*) AS n FROM memory_vectors_${DIM}`).get()).toEqual({ n: 0 });
+    expect(db.query("SELECT count(*) AS n FROM memory_collections").get()).toEqual({ n: 0 });
+    expect(collectionsToPurge(db)).toEqual([]);
   });
 });
