@@ -20,6 +20,7 @@ import m0013 from "./0013_webhooks.sql" with { type: "text" };
 import m0014 from "./0014_inference.sql" with { type: "text" };
 import m0015 from "./0015_sandboxes.sql" with { type: "text" };
 import m0016 from "./0016_nodes.sql" with { type: "text" };
+import m0017 from "./0017_state_memory.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -45,4 +46,5 @@ export const migrations: Migration[] = [
   { version: 14, name: "0014_inference", sql: m0014, earlier: before("7bd3af5ce85187940d2cf1c2504603271f6d8d8d46e78b5982d6b8ee79efaf74", "c7cc31cd5b310359b3e12ee1c37efbec5d9f1f39fdc40d669dde47846f49dae9") },
   { version: 15, name: "0015_sandboxes", sql: m0015 },
   { version: 16, name: "0016_nodes", sql: m0016 },
+  { version: 17, name: "0017_state_memory", sql: m0017 },
 ];

@@ -14,7 +14,7 @@ import { AuditLog } from "./core/audit.ts";
 import { Bus } from "./core/bus.ts";
 import { type Clock, systemClock } from "./core/clock.ts";
 import { Cursors } from "./core/cursor.ts";
-import { closeDb, type Db, openDb } from "./core/db.ts";
+import { closeDb, type Db, openDb, type SqliteExtension } from "./core/db.ts";
 import { Ledger } from "./core/ledger.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import { Meter, type UsageEvent } from "./core/meter.ts";
@@ -55,6 +55,8 @@ export interface Context {
 export interface ContextOptions {
   clock?: Clock;
   log?: Logger;
+  /** SQLite extensions loaded on the connection before migrations run (src/open.ts gathers the areas'). */
+  extensions?: readonly SqliteExtension[];
 }
 
 /** Opens the data dir `svc setup` prepared: keys, database (migrated to this build), core services. */
@@ -64,7 +66,7 @@ export function createContext(config: Config, options: ContextOptions = {}): Con
   const p = paths(config);
   const sealer = Sealer.fromKeyFile(p.masterKey);
   const signer = Signer.fromKeyFile(p.signerKey, sealer);
-  const db = openDb(p.db);
+  const db = openDb(p.db, { extensions: options.extensions });
   try {
     const { applied } = applyMigrations(db, migrations, clock.now());
     if (applied.length) log.info("database migrated", { applied });

@@ -9,6 +9,7 @@ import type { AnyElysia } from "elysia";
 import type { Command, Group } from "./cli/command.ts";
 import type { Config, ConfigPart } from "./config.ts";
 import type { Context } from "./context.ts";
+import type { SqliteExtension } from "./core/db.ts";
 
 export interface AreaModule {
   /** The area's folder name under src/domains/. */
@@ -21,6 +22,11 @@ export interface AreaModule {
   enabled?(config: Config): boolean;
   /** svc.toml sections the area owns: schemas, defaults, SVC_* variables, cross-field rules. */
   config?: ConfigPart;
+  /**
+   * SQLite extensions the area's tables need (sqlite-vec for memory), loaded on every context's
+   * connection before migrations run (src/open.ts hands them to createContext).
+   */
+  sqliteExtensions?(config: Config): SqliteExtension[];
   /**
    * Reactions every context needs, wherever it is opened (`svc serve`, a CLI command, a test):
    * listeners on the ledger, meter hooks, per-context state the area adds to Context. Runs

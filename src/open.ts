@@ -32,9 +32,12 @@ export const configSchema = (): TObject => configSchemaOf(configParts());
 export const defaults = () => defaultsOf(configParts());
 
 export function openContext(config: Config, options: ContextOptions = {}): Context {
-  const ctx = createContext(config, options);
+  const enabled = enabledModules(modules, config);
+  // Extensions before migrations: a migration may touch an area's virtual tables (memory's vec0).
+  const extensions = [...(options.extensions ?? []), ...enabled.flatMap((m) => m.sqliteExtensions?.(config) ?? [])];
+  const ctx = createContext(config, { ...options, extensions });
   try {
-    for (const m of enabledModules(modules, config)) m.wire?.(ctx);
+    for (const m of enabled) m.wire?.(ctx);
   } catch (err) {
     ctx.close();
     throw err;

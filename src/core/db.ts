@@ -22,13 +22,39 @@ export const PRAGMAS = [
   "PRAGMA foreign_keys = ON",
 ] as const;
 
-export function openDb(path: string, options: { readonly?: boolean } = {}): Db {
+/**
+ * A loadable SQLite extension (a shared library) and its entry point. Core loads what it is
+ * given; the area that needs one names the path (its module's sqliteExtensions), so core imports
+ * no area.
+ */
+export interface SqliteExtension {
+  path: string;
+  /** sqlite3_<name>_init; SQLite derives it from the file name when left out. */
+  entryPoint?: string;
+}
+
+export interface OpenDbOptions {
+  readonly?: boolean;
+  /**
+   * Loaded right after the pragmas, before the caller runs anything else: migrations may create
+   * or alter the extension's virtual tables, and every statement touching one needs the module.
+   */
+  extensions?: readonly SqliteExtension[];
+}
+
+export function openDb(path: string, options: OpenDbOptions = {}): Db {
   const db = options.readonly
     ? new Database(path, { readonly: true, strict: true })
     : new Database(path, { create: true, readwrite: true, strict: true });
-  for (const pragma of PRAGMAS) {
-    if (options.readonly && pragma.includes("journal_mode")) continue;
-    db.run(pragma);
+  try {
+    for (const pragma of PRAGMAS) {
+      if (options.readonly && pragma.includes("journal_mode")) continue;
+      db.run(pragma);
+    }
+    for (const ext of options.extensions ?? []) db.loadExtension(ext.path, ext.entryPoint);
+  } catch (err) {
+    db.close();
+    throw err;
   }
   return db;
 }

@@ -20,6 +20,7 @@ import { ghostsModule } from "./ghosts/module.ts";
 import { inferenceModule } from "./inference/module.ts";
 import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
+import { memoryModule } from "./memory/module.ts";
 import { metricsModule } from "./metrics/module.ts";
 import { nodesModule } from "./nodes/module.ts";
 import { orgsModule } from "./orgs/module.ts";
@@ -27,6 +28,7 @@ import { receiptsModule } from "./receipts/module.ts";
 import { reportsModule } from "./reports/module.ts";
 import { runsModule } from "./runs/module.ts";
 import { sandboxesModule } from "./sandboxes/module.ts";
+import { stateModule } from "./state/module.ts";
 import { statusModule } from "./status/module.ts";
 import { usageModule } from "./usage/module.ts";
 import { webhooksModule } from "./webhooks/module.ts";
@@ -52,6 +54,8 @@ export const modules: readonly AreaModule[] = [
   inferenceModule,
   sandboxesModule,
   nodesModule,
+  stateModule,
+  memoryModule,
   adminModule,
   metricsModule,
 ];

@@ -5,3 +5,4 @@
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
 export { PRIVACY_TIERS, type PrivacyTier } from "./config.ts";
+export { checkEmbeddingModel, embedMetered, type MeteredEmbeddingRequest, type MeteredEmbeddings } from "./embed.ts";

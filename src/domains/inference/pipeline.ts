@@ -81,7 +81,7 @@ function replyId(dialect: Dialect): string {
 }
 
 /** The catalogue entry the body names, of the type the route serves (from the catalogue as it is now: hot-reloaded). */
-function findModel(ctx: Context, dialect: Dialect, body: Json): { model: CatalogModel; snapshot: CatalogSnapshot } {
+export function findModel(ctx: Context, dialect: Dialect, body: Json): { model: CatalogModel; snapshot: CatalogSnapshot } {
   if (typeof body.model !== "string" || body.model === "") throw invalidField("model", "is required: a model id from GET /v1/models");
   const snapshot = ctx.catalog.current();
   const model = snapshot.model(body.model);
@@ -239,12 +239,11 @@ function readReply(p: PreparedCall, answered: Answered): Reply {
   }
 }
 
-/** The whole call for one route: the Response to send (an error is thrown as an ApiError). */
-export async function serveInference(ctx: Context, dialect: Dialect, req: InferenceRequest): Promise<Response> {
-  const p = prepare(ctx, dialect, req);
+/** The reservation for a prepared call. */
+function reserveFor(ctx: Context, p: PreparedCall, req: InferenceRequest): Promise<Reservation> {
   const timeouts = p.providers.reduce((sum, provider) => sum + provider.config.timeout_secs * 1000, 0);
   // Grouped: under load, the reservations and settlements of the calls in flight share one commit (core/transaction.ts).
-  const reservation = await ctx.meter.reserveGrouped({
+  return ctx.meter.reserveGrouped({
     accountId: req.principal.accountId,
     keyId: req.principal.keyId,
     amount: p.amount,
@@ -255,6 +254,26 @@ export async function serveInference(ctx: Context, dialect: Dialect, req: Infere
     // The sweeper must not release a hold whose call may still be running: every provider's whole timeout, and a minute.
     holdTtlMs: Math.max(DEFAULT_HOLD_TTL_MS, timeouts + 60_000),
   });
+}
+
+/** A failed call bills nothing: its hold goes back (the caller still gets the call's own error). */
+async function releaseFailed(ctx: Context, reservation: Reservation): Promise<void> {
+  await ctx.meter.releaseGrouped(reservation).catch((releaseError: unknown) =>
+    // The sweeper releases the hold when its TTL passes.
+    ctx.log.error("releasing a failed call's reservation failed", { error: releaseError instanceof Error ? releaseError.message : String(releaseError) }),
+  );
+}
+
+/** Settles a completed, non-streamed call on the usage its reply reported. */
+function settleReply(ctx: Context, p: PreparedCall, reservation: Reservation, answered: Answered, reply: Reply): Promise<Settlement> {
+  const usage = billedUsage(reply.usage, reply.produced, p.call.promptTokens, true);
+  return ctx.meter.settleGrouped(reservation, ...charge(p, answered, usage, "succeeded"));
+}
+
+/** The whole call for one route: the Response to send (an error is thrown as an ApiError). */
+export async function serveInference(ctx: Context, dialect: Dialect, req: InferenceRequest): Promise<Response> {
+  const p = prepare(ctx, dialect, req);
+  const reservation = await reserveFor(ctx, p, req);
   let answered: Answered;
   let reply: Reply | null = null;
   try {
@@ -262,13 +281,39 @@ export async function serveInference(ctx: Context, dialect: Dialect, req: Infere
     if (p.call.stream) return streamed(ctx, p, reservation, answered, req.signal);
     reply = readReply(p, answered);
   } catch (err) {
-    await ctx.meter.releaseGrouped(reservation).catch((releaseError: unknown) =>
-      // The sweeper releases the hold when its TTL passes; the caller still gets the call's own error.
-      ctx.log.error("releasing a failed call's reservation failed", { error: releaseError instanceof Error ? releaseError.message : String(releaseError) }),
-    );
+    await releaseFailed(ctx, reservation);
     throw err;
   }
-  const usage = billedUsage(reply.usage, reply.produced, p.call.promptTokens, true);
-  const settlement = await ctx.meter.settleGrouped(reservation, ...charge(p, answered, usage, "succeeded"));
+  const settlement = await settleReply(ctx, p, reservation, answered, reply);
   return new Response(reply.body, { status: 200, headers: { "content-type": "application/json", ...receiptHeaders(settlement, reservation) } });
+}
+
+/**
+ * The same call for another area's service (memory's embeddings): prepared, reserved, sent with
+ * fallback and settled exactly as its route would, but handing back the parsed reply instead of
+ * a Response. `accept` reads the reply before anything is charged: when it throws (a reply the
+ * caller cannot use), the hold is released and nothing is billed. Never streams.
+ */
+export async function completeCall<T>(
+  ctx: Context,
+  dialect: Dialect,
+  req: InferenceRequest,
+  accept: (json: Json, provider: string) => T,
+): Promise<{ value: T; settlement: Settlement; reservation: Reservation; usage: TokenUsage }> {
+  const p = prepare(ctx, dialect, req);
+  if (p.call.stream) throw invalidField("stream", "is not supported here");
+  const reservation = await reserveFor(ctx, p, req);
+  let answered: Answered;
+  let reply: Reply;
+  let value: T;
+  try {
+    answered = await callWithFallback(ctx, p, req.signal);
+    reply = readReply(p, answered);
+    value = accept(answered.reply!.json, answered.provider.name);
+  } catch (err) {
+    await releaseFailed(ctx, reservation);
+    throw err;
+  }
+  const settlement = await settleReply(ctx, p, reservation, answered, reply);
+  return { value, settlement, reservation, usage: billedUsage(reply.usage, reply.produced, p.call.promptTokens, true) };
 }
