@@ -18,6 +18,11 @@ import m0011 from "./0011_signers.sql" with { type: "text" };
 import m0012 from "./0012_runs_anchors.sql" with { type: "text" };
 import m0013 from "./0013_webhooks.sql" with { type: "text" };
 import m0014 from "./0014_inference.sql" with { type: "text" };
+import m0015 from "./0015_sandboxes_placeholder.sql" with { type: "text" };
+import m0016 from "./0016_nodes_placeholder.sql" with { type: "text" };
+import m0017 from "./0017_state_memory_placeholder.sql" with { type: "text" };
+import m0018 from "./0018_mcp.sql" with { type: "text" };
+import m0019 from "./0019_oauth.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -41,4 +46,10 @@ export const migrations: Migration[] = [
   { version: 12, name: "0012_runs_anchors", sql: m0012, earlier: before("af950f0fea3c295bdb2f9bd4a0fba839ad06a8ae0c106fd5ba7687497539c7d4", "296843d9d5613ee7697ccd7a7247d4077a11d8cd12f8eab65e09ff83d0ae7cfc") },
   { version: 13, name: "0013_webhooks", sql: m0013, earlier: before("a9508dd2838986b84055b03f856557d1d88deef541a2f50a2df0af27625161ad", "7cbbf96b13782e7ef9aa264eea029da7af676bb4e6b234ad4c84bf6a4e2675ed") },
   { version: 14, name: "0014_inference", sql: m0014, earlier: before("7bd3af5ce85187940d2cf1c2504603271f6d8d8d46e78b5982d6b8ee79efaf74", "c7cc31cd5b310359b3e12ee1c37efbec5d9f1f39fdc40d669dde47846f49dae9") },
+  // PLACEHOLDERS (wip/mcp only): replaced by the sandboxes, nodes and state/memory branches' 0015–0017 at merge.
+  { version: 15, name: "0015_sandboxes_placeholder", sql: m0015 },
+  { version: 16, name: "0016_nodes_placeholder", sql: m0016 },
+  { version: 17, name: "0017_state_memory_placeholder", sql: m0017 },
+  { version: 18, name: "0018_mcp", sql: m0018 },
+  { version: 19, name: "0019_oauth", sql: m0019 },
 ];

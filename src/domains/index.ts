@@ -20,7 +20,9 @@ import { ghostsModule } from "./ghosts/module.ts";
 import { inferenceModule } from "./inference/module.ts";
 import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
+import { mcpModule } from "./mcp/module.ts";
 import { metricsModule } from "./metrics/module.ts";
+import { oauthModule } from "./oauth/module.ts";
 import { orgsModule } from "./orgs/module.ts";
 import { receiptsModule } from "./receipts/module.ts";
 import { reportsModule } from "./reports/module.ts";
@@ -50,6 +52,8 @@ export const modules: readonly AreaModule[] = [
   webhooksModule,
   inferenceModule,
   sandboxesModule,
+  oauthModule,
+  mcpModule,
   adminModule,
   metricsModule,
 ];

@@ -5,3 +5,5 @@
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
 export { PRIVACY_TIERS, type PrivacyTier } from "./config.ts";
+/** One chat completion through the same pipeline as POST /v1/chat/completions (the MCP chat tool). */
+export { serveChatCompletion } from "./chat-service.ts";
