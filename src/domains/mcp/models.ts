@@ -111,3 +111,6 @@ export const JsonRpcMessage = t.Object(
   },
   { additionalProperties: true, description: "a JSON-RPC 2.0 response (MCP Streamable HTTP, JSON mode)" },
 );
+
+/** The request: a JSON-RPC 2.0 message; the SDK transport checks it (a malformed one is a JSON-RPC 400). */
+export const JsonRpcBody = t.Unknown({ description: "a JSON-RPC 2.0 request or notification (MCP over Streamable HTTP)" });

@@ -52,6 +52,7 @@ export function mcpRoutes(ctx: Context) {
         return serveSvcMcp(ctx, principal, request, body);
       },
       {
+        body: M.JsonRpcBody,
         response: { 200: M.JsonRpcMessage, ...errors(402, 406, 415, 502, 503) },
         detail: { summary: "svc's remote MCP server (Streamable HTTP, JSON-RPC): credit, chat, sandboxes, state and memory as tools, each receipted", tags, security: apiKey, responses: mcpResponses },
       },
@@ -64,6 +65,7 @@ export function mcpRoutes(ctx: Context) {
       },
       {
         params: M.ServerParams,
+        body: M.JsonRpcBody,
         response: { 200: M.JsonRpcMessage, ...errors(402, 406, 415, 502, 503) },
         detail: {
           summary: "The MCP gateway to a registered server: tools/list filtered to its allowlist, tools/call allowlist-checked before the upstream is dialed, metered (mcp_call) and receipted with an action attestation",
