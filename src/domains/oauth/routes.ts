@@ -140,7 +140,7 @@ export function oauthRoutes(ctx: Context) {
     .use(guards.session(ctx))
     .post("/authorize/approve", ({ principal, body, headers }) => answerAuthorization(ctx, principal, body, headers.origin), {
       body: M.ApproveBody,
-      response: { 200: M.Approved, ...errors(403) },
+      response: { 200: M.Approved, ...errors(403, 404) },
       detail: { summary: "Approve or deny an authorization request (CSRF token from the consent page); returns where to send the browser", tags, security: [{ session: [] }] },
     });
 
