@@ -89,7 +89,8 @@ export function svcServer(ctx: Context, principal: ApiKeyPrincipal, signal: Abor
   const server = new Server(
     { name: "svc", title: "svc", version: ctx.version },
     {
-      capabilities: { tools: {} },
+      // logging: clients may set a level (logging/setLevel); svc's tools send no log messages today.
+      capabilities: { tools: {}, logging: {} },
       instructions: "svc's tools for this account: credit, models, sandboxes, state and memory, each metered with a signed receipt in the result's _meta (\"svc/receipt\").",
     },
   );
