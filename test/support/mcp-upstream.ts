@@ -8,7 +8,6 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod";
-import { onCleanup } from "./cleanup.ts";
 
 export interface SeenRequest {
   method: string;
@@ -51,11 +50,12 @@ function buildServer(options: UpstreamOptions): McpServer {
   return server;
 }
 
-export function startUpstream(options: UpstreamOptions = {}): Upstream {
+/** Starts the upstream (bench/mcp.ts runs it in a process of its own); startUpstream also stops it after the test file. */
+export function serveUpstream(options: UpstreamOptions = {}, port = 0): Upstream {
   const seen: SeenRequest[] = [];
   const http = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port,
     async fetch(request) {
       let body: unknown;
       if (request.method === "POST") body = await request.clone().json().catch(() => undefined);
@@ -80,11 +80,17 @@ export function startUpstream(options: UpstreamOptions = {}): Upstream {
     },
   });
   const stop = () => http.stop(true);
-  onCleanup(stop);
   return {
     url: `http://127.0.0.1:${http.port}/mcp`,
     seen,
     calls: (tool) => seen.filter((s) => s.rpc === "tools/call" && (tool === undefined || s.tool === tool)),
     stop,
   };
+}
+
+export function startUpstream(options: UpstreamOptions = {}): Upstream {
+  const upstream = serveUpstream(options);
+  // Imported here, not at the top: bench/mcp.ts loads this file outside the test runner.
+  void import("./cleanup.ts").then(({ onCleanup }) => onCleanup(upstream.stop));
+  return upstream;
 }

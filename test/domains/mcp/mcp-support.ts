@@ -38,8 +38,8 @@ export interface ReceiptMeta {
 }
 
 /** The result's receipt, verified with viem against `signer`; returns the decoded payload. */
-export async function verifiedReceipt(result: { _meta?: Record<string, unknown> }, signer: string): Promise<any> {
-  const meta = result._meta?.["svc/receipt"] as ReceiptMeta | undefined;
+export async function verifiedReceipt(result: unknown, signer: string): Promise<any> {
+  const meta = (result as { _meta?: Record<string, unknown> })._meta?.["svc/receipt"] as ReceiptMeta | undefined;
   if (!meta) throw new Error(`no receipt in _meta: ${JSON.stringify(result)}`);
   const recovered = await recoverMessageAddress({ message: meta.receipt, signature: meta.signature as Hex });
   if (recovered.toLowerCase() !== signer.toLowerCase() || meta.signer.toLowerCase() !== signer.toLowerCase()) {
@@ -50,4 +50,4 @@ export async function verifiedReceipt(result: { _meta?: Record<string, unknown> 
   return payload;
 }
 
-export const text = (result: { content?: unknown }): string => ((result.content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? "").join("");
+export const text = (result: unknown): string => (((result as { content?: unknown }).content as { type: string; text?: string }[] | undefined) ?? []).map((c) => c.text ?? "").join("");

@@ -26,7 +26,7 @@ describe("authentication", () => {
     const res = await fetch(mcpUrl(), { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${svc.base}/.well-known/oauth-protected-resource/v1/mcp"`);
-    const prm = await (await fetch(`${svc.base}/.well-known/oauth-protected-resource/v1/mcp`)).json();
+    const prm = (await (await fetch(`${svc.base}/.well-known/oauth-protected-resource/v1/mcp`)).json()) as any;
     expect(prm.resource).toBe(mcpUrl());
     expect(prm.authorization_servers).toEqual([svc.base]);
   });
@@ -42,7 +42,7 @@ describe("authentication", () => {
     const narrow = tenant(svc.h, { scopes: ["inference"] });
     const res = await fetch(mcpUrl(), { method: "POST", headers: { authorization: `Bearer ${narrow.key}`, "content-type": "application/json" }, body: "{}" });
     expect(res.status).toBe(403);
-    expect((await res.json()).error.type).toBe("missing_scope");
+    expect((await res.json() as any).error.type).toBe("missing_scope");
     expect(res.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="mcp"');
   });
 
@@ -162,7 +162,7 @@ describe("the transport's own answers", () => {
     expect((await post({ jsonrpc: "2.0", method: "notifications/initialized" })).status).toBe(202);
     const res = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { accept: "application/json" });
     expect(res.status).toBe(406);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.jsonrpc).toBe("2.0");
     expect(body.error).toMatchObject({ type: "not_acceptable", code: -32000 });
   });
@@ -170,7 +170,7 @@ describe("the transport's own answers", () => {
   test("a browser Origin other than svc's own is refused (DNS rebinding)", async () => {
     const res = await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { origin: "http://evil.example" });
     expect(res.status).toBe(403);
-    expect((await res.json()).error.type).toBe("origin_not_allowed");
+    expect((await res.json() as any).error.type).toBe("origin_not_allowed");
     expect((await post({ jsonrpc: "2.0", id: 1, method: "ping" }, { origin: svc.base })).status).toBe(200);
   });
 });

@@ -61,11 +61,11 @@ test.skipIf(!available)("sign in with an injected wallet, approve, land on the l
     page.on("pageerror", (e) => problems.push(e.message));
     await page.exposeFunction("__svcTestSign", (message: string) => wallet.signMessage({ message }));
     await page.addInitScript((address: string) => {
-      (window as unknown as { ethereum: unknown }).ethereum = {
+      (globalThis as unknown as { ethereum: unknown }).ethereum = {
         request: async ({ method, params }: { method: string; params?: unknown[] }) => {
           if (method === "eth_requestAccounts" || method === "eth_accounts") return [address.toLowerCase()];
           if (method === "eth_chainId") return "0x1";
-          if (method === "personal_sign") return (window as unknown as { __svcTestSign(m: string): Promise<string> }).__svcTestSign(params![0] as string);
+          if (method === "personal_sign") return (globalThis as unknown as { __svcTestSign(m: string): Promise<string> }).__svcTestSign(params![0] as string);
           throw new Error(`unsupported ${method}`);
         },
       };

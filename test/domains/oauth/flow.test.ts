@@ -56,7 +56,7 @@ async function codeFor(opts: { resource?: string; approve?: Parameters<typeof co
 
 describe("discovery documents", () => {
   test("RFC 8414 and RFC 9728, as the SDK's schemas read them", async () => {
-    const as = await (await fetch(`${svc.base}/.well-known/oauth-authorization-server`)).json();
+    const as = (await (await fetch(`${svc.base}/.well-known/oauth-authorization-server`)).json()) as any;
     const parsed = OAuthMetadataSchema.parse(as);
     expect(parsed.issuer).toBe(svc.base);
     expect(parsed.code_challenge_methods_supported).toEqual(["S256"]);
@@ -65,7 +65,7 @@ describe("discovery documents", () => {
     expect(as.client_id_metadata_document_supported).toBe(true);
     expect(as.authorization_response_iss_parameter_supported).toBe(true);
     for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/v1/mcp"]) {
-      const prm = OAuthProtectedResourceMetadataSchema.parse(await (await fetch(`${svc.base}${path}`)).json());
+      const prm = OAuthProtectedResourceMetadataSchema.parse((await (await fetch(`${svc.base}${path}`)).json()) as any);
       expect(prm.resource).toBe(mcpUrl());
       expect(prm.authorization_servers).toEqual([svc.base]);
     }
@@ -211,7 +211,7 @@ describe("refusals", () => {
     const res = await postMcp(tokens.access_token, `${svc.base}/v1/mcp/servers/${server.id}`);
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${svc.base}/.well-known/oauth-protected-resource/v1/mcp/servers/${server.id}"`);
-    expect((await res.json()).error.message).toContain("issued for");
+    expect((await res.json() as any).error.message).toContain("issued for");
     // …while a token minted for that gateway server opens it.
     const c3 = await codeFor({ resource: `${svc.base}/v1/mcp/servers/${server.id}` });
     const gwTokens = await exchangeAuthorization(svc.base, { metadata: c3.metadata, clientInformation: c3.info, authorizationCode: c3.code, codeVerifier: c3.codeVerifier, redirectUri: REDIRECT, resource: new URL(`${svc.base}/v1/mcp/servers/${server.id}`) });
@@ -227,13 +227,13 @@ describe("refusals", () => {
     svc.h.ctx.db.query("UPDATE api_keys SET frozen_at = 1 WHERE id = ?").run(keyId);
     const frozen = await postMcp(tokens.access_token);
     expect(frozen.status).toBe(402);
-    expect((await frozen.json()).error.type).toBe("circuit_breaker_tripped");
+    expect(((await frozen.json()) as any).error.type).toBe("circuit_breaker_tripped");
     expect((await svc.h.json("POST", `/v1/keys/${keyId}/unfreeze`, { headers: bearer(t.session) })).status).toBe(200);
     expect((await postMcp(tokens.access_token)).status).toBe(200);
     expect((await svc.h.json("DELETE", `/v1/keys/${keyId}`, { headers: bearer(t.session) })).status).toBe(200);
     const revoked = await postMcp(tokens.access_token);
     expect(revoked.status).toBe(401);
-    expect((await revoked.json()).error.type).toBe("api_key_revoked");
+    expect(((await revoked.json()) as any).error.type).toBe("api_key_revoked");
     // Refreshing cannot bring it back.
     const err = await refreshAuthorization(svc.base, { metadata: c.metadata, clientInformation: c.info, refreshToken: tokens.refresh_token! }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidGrantError);
@@ -251,7 +251,7 @@ describe("refusals", () => {
     svc.h.clock.advance(3601 * 1000);
     const expired = await postMcp(t2.access_token);
     expect(expired.status).toBe(401);
-    expect((await expired.json()).error.message).toContain("expired");
+    expect(((await expired.json()) as any).error.message).toContain("expired");
   });
 
   test("denying sends the browser back with access_denied; a forged CSRF token or a foreign Origin is refused", async () => {
@@ -296,7 +296,7 @@ describe("clients", () => {
   test("token endpoint errors are RFC 6749 bodies, form-encoded or JSON", async () => {
     const form = await fetch(`${svc.base}/v1/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=password&username=a" });
     expect(form.status).toBe(400);
-    expect(await form.json()).toEqual({ error: "unsupported_grant_type", error_description: expect.any(String) });
+    expect((await form.json()) as any).toEqual({ error: "unsupported_grant_type", error_description: expect.any(String) });
     const json = await svc.h.json("POST", "/v1/oauth/token", { body: { grant_type: "authorization_code", code: "nope", code_verifier: "x", client_id: "oc_x", redirect_uri: REDIRECT } });
     expect(json.body.error).toBe("invalid_grant");
     expect(json.headers.get("cache-control")).toBe("no-store");
