@@ -229,7 +229,10 @@ export function resolveAccessToken(ctx: Context, tokenSha256: string, resource: 
 /** Forgets what can no longer be used: answered or expired requests and expired tokens (a recurring job). */
 export function pruneExpired(ctx: Context): number {
   const now = ctx.clock.now();
-  const requests = ctx.db.query("DELETE FROM oauth_authorizations WHERE expires_at < ? AND status != 'exchanged'").run(now - 86_400_000).changes;
+  // Exchanged requests are kept while a refresh token of theirs may live: a replayed code still finds (and revokes) its grant.
+  const requests = ctx.db
+    .query("DELETE FROM oauth_authorizations WHERE (status != 'exchanged' AND expires_at < ?) OR (status = 'exchanged' AND expires_at < ?)")
+    .run(now - 86_400_000, now - ctx.config.oauth.refresh_token_ttl_secs * 1000).changes;
   const tokens = ctx.db.query("DELETE FROM oauth_tokens WHERE expires_at < ?").run(now - 86_400_000).changes;
   return requests + tokens;
 }

@@ -198,3 +198,20 @@ describe("chat, when a default model is configured", () => {
     }
   });
 });
+
+describe("served as the OpenAPI document says (the harness checks every answer)", () => {
+  test("initialize, a tools/call, a notification, a transport refusal, no credential, an unknown gateway server", async () => {
+    const h = svc.h;
+    const headers = { authorization: `Bearer ${t.key}`, accept: "application/json, text/event-stream" };
+    const init = await h.json("POST", "/v1/mcp", { headers, body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "h", version: "1" } } } });
+    expect(init.status).toBe(200);
+    expect(init.body.result.serverInfo.name).toBe("svc");
+    const call = await h.json("POST", "/v1/mcp", { headers, body: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "credit_balance", arguments: {} } } });
+    expect(call.body.result._meta["svc/receipt"].id).toMatch(/^rcpt_/);
+    expect((await h.json("POST", "/v1/mcp", { headers, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).status).toBe(202);
+    expect((await h.json("POST", "/v1/mcp", { headers: { ...headers, accept: "text/html" }, body: { jsonrpc: "2.0", id: 3, method: "ping" } })).status).toBe(406);
+    expect((await h.json("POST", "/v1/mcp", { body: { jsonrpc: "2.0", id: 4, method: "ping" } })).status).toBe(401);
+    expect((await h.json("POST", "/v1/mcp/servers/mcps_nope", { headers, body: { jsonrpc: "2.0", id: 5, method: "ping" } })).status).toBe(404);
+    expect((await h.json("POST", "/v1/mcp", { headers, raw: "{not json", })).status).toBe(400);
+  });
+});
