@@ -21,6 +21,8 @@ import m0014 from "./0014_inference.sql" with { type: "text" };
 import m0015 from "./0015_sandboxes.sql" with { type: "text" };
 import m0016 from "./0016_nodes.sql" with { type: "text" };
 import m0017 from "./0017_state_memory.sql" with { type: "text" };
+import m0018 from "./0018_mcp.sql" with { type: "text" };
+import m0019 from "./0019_oauth.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -47,4 +49,6 @@ export const migrations: Migration[] = [
   { version: 15, name: "0015_sandboxes", sql: m0015 },
   { version: 16, name: "0016_nodes", sql: m0016 },
   { version: 17, name: "0017_state_memory", sql: m0017 },
+  { version: 18, name: "0018_mcp", sql: m0018 },
+  { version: 19, name: "0019_oauth", sql: m0019 },
 ];

@@ -3,11 +3,33 @@
  * A routes file starts with `.use(guards.<class>(ctx))`; see core/auth.ts for the mechanics.
  */
 import type { Context } from "./context.ts";
-import { credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts";
+import { Elysia } from "elysia";
+import { AUTH_CLASS, bearerToken, credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts";
+import { ApiError, unauthorized } from "./core/errors.ts";
+import { sha256Hex } from "./core/secrets.ts";
 import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/index.ts";
 import { acceptPayment, paymentHeader, paymentResponseHeaders } from "./domains/billing/index.ts";
-import { API_KEY_PREFIX, hasScope, missingScope, resolveApiKey, type Scope } from "./domains/keys/index.ts";
+import { API_KEY_PREFIX, type ApiKeyPrincipal, hasScope, missingScope, resolveApiKey, type Scope } from "./domains/keys/index.ts";
 import { NODE_KEY_PREFIX, resolveNodeKey } from "./domains/nodes/index.ts";
+import { ACCESS_PREFIX, resolveAccessToken, resourceMetadataUrl, resourceOfPath } from "./domains/oauth/index.ts";
+
+/** The x402 proof an API-key route may carry, verified and credited before the handler (see guards.apiKey). */
+const acceptPaymentProof = (ctx: Context) =>
+  async ({ principal, headers, set }: { principal: ApiKeyPrincipal; headers: Record<string, string | undefined>; set: { headers: object } }) => {
+    const header = paymentHeader(headers);
+    if (header !== null) Object.assign(set.headers, paymentResponseHeaders(await acceptPayment(ctx, principal.accountId, header)));
+    return {};
+  };
+
+/**
+ * A 401 or 403 of an OAuth-protected resource, with the challenge an MCP client follows (RFC 6750
+ * §3, RFC 9728 §5.1): where the resource's metadata is, and why the credential was refused.
+ */
+function challenged(err: unknown, metadataUrl: string, scope: Scope, hadToken: boolean): unknown {
+  if (!(err instanceof ApiError) || (err.status !== 401 && !(err.status === 403 && err.type === "missing_scope"))) return err;
+  const reason = err.status === 403 ? `, error="insufficient_scope", scope="${scope}"` : hadToken ? `, error="invalid_token", error_description="${err.message.replace(/["\\]/g, "")}"` : "";
+  return new ApiError(err.status, err.type, err.message, err.extra, { ...err.headers, "www-authenticate": `Bearer resource_metadata="${metadataUrl}"${reason}` });
+}
 
 export const guards = {
   /** No credential; per-client rate limit. */
@@ -56,9 +78,36 @@ export const guards = {
         if (scope && !hasScope(principal.scopes, scope)) throw missingScope(scope);
         return principal;
       },
-    }).derive({ as: "scoped" }, async ({ principal, headers, set }) => {
-      const header = paymentHeader(headers);
-      if (header !== null) Object.assign(set.headers, paymentResponseHeaders(await acceptPayment(ctx, principal.accountId, header)));
-      return {};
-    }),
+    }).derive({ as: "scoped" }, acceptPaymentProof(ctx)),
+
+  /**
+   * The OAuth-protected MCP endpoints (POST /v1/mcp, POST /v1/mcp/servers/:id): an API key
+   * (sk-svc_…) or an OAuth access token (oat-svc_…) whose audience is the requested resource,
+   * holding `scope`. A token stands for its grant's API key (oauth/tokens.ts), so the handler
+   * sees the same principal either way and every key control applies. A 401 carries
+   * WWW-Authenticate: Bearer resource_metadata="…" (MCP authorization discovery).
+   */
+  apiKeyOrOAuth: (ctx: Context, scope: Scope) => {
+    const resolve = ({ headers, request }: { headers: Record<string, string | undefined>; request: Request }): { principal: ApiKeyPrincipal } => {
+      const path = new URL(request.url).pathname;
+      const resource = resourceOfPath(ctx, path) ?? `${ctx.config.public_url}${path}`;
+      const metadataUrl = resourceMetadataUrl(ctx, resource);
+      let token: string | null = null;
+      try {
+        token = bearerToken(headers);
+        if (token === null) throw unauthorized("missing_credentials", "this route needs Authorization: Bearer <an API key (sk-svc_…) or an OAuth access token>");
+        let principal: ApiKeyPrincipal;
+        if (token.startsWith(`${API_KEY_PREFIX}_`)) principal = resolveApiKey(ctx, sha256Hex(token));
+        else if (token.startsWith(`${ACCESS_PREFIX}_`)) principal = resolveAccessToken(ctx, sha256Hex(token), resource);
+        else throw unauthorized("wrong_credential_class", "this route takes an API key (sk-svc_…) or an OAuth access token (oat-svc_…)");
+        if (!hasScope(principal.scopes, scope)) throw missingScope(scope);
+        return { principal };
+      } catch (err) {
+        throw challenged(err, metadataUrl, scope, token !== null);
+      }
+    };
+    // Tagged as the API-key class: the OpenAPI document and docs/routes.md name it so.
+    (resolve as unknown as Record<symbol, string>)[AUTH_CLASS] = "api_key";
+    return new Elysia().derive({ as: "scoped" }, resolve).derive({ as: "scoped" }, acceptPaymentProof(ctx));
+  },
 };

@@ -32,20 +32,28 @@ export const Sha256Hex = (error = "must be a sha256 digest: 64 hex characters") 
 
 export const Nullable = <S extends TSchema>(schema: S) => Type.Union([schema, Type.Null()]);
 
-/** The one error body (core/errors.ts): what every 4xx and 5xx answers. Types may add fields. */
+/**
+ * The one error body (core/errors.ts): what every 4xx and 5xx answers. Types may add fields.
+ * The OAuth token, registration and revocation endpoints alone answer as RFC 6749 §5.2 requires
+ * ({error: "<code>", error_description}), since OAuth clients parse that shape.
+ */
 export const ErrorBody = Type.Object(
   {
-    error: Type.Object(
-      {
-        type: Type.String({ description: "stable snake_case type to branch on" }),
-        message: Type.String({ description: "for people" }),
-        param: Type.Optional(Type.String({ description: "the field at fault (dotted; query.x for query parameters)" })),
-        errors: Type.Optional(Type.Array(Type.Object({ param: Type.String(), reason: Type.String() }), { description: "up to 10 fields at fault, with their reasons" })),
-      },
-      { additionalProperties: true },
-    ),
+    error: Type.Union([
+      Type.Object(
+        {
+          type: Type.String({ description: "stable snake_case type to branch on" }),
+          message: Type.String({ description: "for people" }),
+          param: Type.Optional(Type.String({ description: "the field at fault (dotted; query.x for query parameters)" })),
+          errors: Type.Optional(Type.Array(Type.Object({ param: Type.String(), reason: Type.String() }), { description: "up to 10 fields at fault, with their reasons" })),
+        },
+        { additionalProperties: true },
+      ),
+      Type.String({ description: "OAuth endpoints only (RFC 6749 §5.2, RFC 7591 §3.2.2): the error code, with error_description beside it" }),
+    ]),
+    error_description: Type.Optional(Type.String({ description: "OAuth endpoints only: for people" })),
   },
-  { additionalProperties: true, description: "{error:{type, message, …}}; a 402 insufficient_credit adds x402 terms beside it" },
+  { additionalProperties: true, description: "{error:{type, message, …}}; a 402 insufficient_credit adds x402 terms beside it; OAuth endpoints answer {error, error_description}" },
 );
 
 /**

@@ -20,9 +20,11 @@ import { ghostsModule } from "./ghosts/module.ts";
 import { inferenceModule } from "./inference/module.ts";
 import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
+import { mcpModule } from "./mcp/module.ts";
 import { memoryModule } from "./memory/module.ts";
 import { metricsModule } from "./metrics/module.ts";
 import { nodesModule } from "./nodes/module.ts";
+import { oauthModule } from "./oauth/module.ts";
 import { orgsModule } from "./orgs/module.ts";
 import { receiptsModule } from "./receipts/module.ts";
 import { reportsModule } from "./reports/module.ts";
@@ -56,6 +58,8 @@ export const modules: readonly AreaModule[] = [
   nodesModule,
   stateModule,
   memoryModule,
+  oauthModule,
+  mcpModule,
   adminModule,
   metricsModule,
 ];

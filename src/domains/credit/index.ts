@@ -3,4 +3,5 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export {};
+export { creditPosition } from "./service.ts";
+export { Credit } from "./models.ts";

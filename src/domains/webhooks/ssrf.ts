@@ -72,7 +72,7 @@ export async function resolveTarget(raw: string, options: { allowPrivate: boolea
     const range = blockedRange(address);
     if (range) {
       throw new TargetRefused(
-        `${isIP(hostname) ? "is" : "resolves to"} a ${range} address; webhooks must reach the public internet (an operator may allow private targets: docs/webhooks.md)`,
+        `${isIP(hostname) ? "is" : "resolves to"} a ${range} address; svc dials only the public internet on a tenant's behalf (an operator may allow private targets: docs/webhooks.md)`,
       );
     }
   }
