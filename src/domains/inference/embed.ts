@@ -6,6 +6,7 @@
  */
 import { ApiError } from "../../core/errors.ts";
 import type { MicroUsd } from "../../core/money.ts";
+import type { Settlement } from "../../core/meter.ts";
 import type { Context } from "../../context.ts";
 import type { ApiKeyPrincipal } from "../keys/index.ts";
 import { receiptHeaders } from "../receipts/index.ts";
@@ -34,6 +35,8 @@ export interface MeteredEmbeddings {
   receipt_id: string | null;
   /** x-svc-cost, x-svc-receipt, … for the caller's response (receipts/headers.ts). */
   headers: Record<string, string>;
+  /** The settle behind it (its receipt), for callers that answer in another form (an MCP tool's _meta). */
+  settlement: Settlement;
 }
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -80,6 +83,7 @@ export async function embedMetered(ctx: Context, principal: ApiKeyPrincipal, req
     cost_micro_usd: settlement.cost,
     receipt_id: settlement.receipt?.id ?? null,
     headers: receiptHeaders(settlement, reservation),
+    settlement,
   };
 }
 

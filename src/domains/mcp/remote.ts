@@ -18,6 +18,7 @@ import { type ApiKeyPrincipal, hasScope } from "../keys/index.ts";
 import { meterError } from "./gateway.ts";
 import { fingerprint, meterCall, withReceipt } from "./metering.ts";
 import { TOOLS, type SvcTool } from "./tools/index.ts";
+import { toolError } from "./tools/types.ts";
 import { serveMcpRequest } from "./transport.ts";
 
 /** A TypeBox schema as plain JSON Schema (no TypeBox symbols). */
@@ -80,10 +81,17 @@ async function callTool(ctx: Context, principal: ApiKeyPrincipal, signal: AbortS
     });
     return withReceipt(result, settlement);
   } catch (err) {
-    if (err instanceof ApiError) throw meterError(err);
-    throw err;
+    if (!(err instanceof ApiError)) throw err;
+    // Refused before the tool could run (credential, payment, spend controls, rate): a protocol
+    // error the client branches on by data.type. Anything the tool's own work answered (an
+    // unknown collection, a language this deployment lacks, no node free) is the tool's
+    // result, marked isError, so the model calling it can read it and act (MCP: tool errors).
+    if (REFUSALS.has(err.status)) throw meterError(err);
+    return toolError(err.message, { type: err.type, status: err.status });
   }
 }
+
+const REFUSALS = new Set([401, 402, 403, 429]);
 
 export function svcServer(ctx: Context, principal: ApiKeyPrincipal, signal: AbortSignal): Server {
   const server = new Server(

@@ -15,6 +15,7 @@
  */
 import { ApiError, invalidField, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
+import type { Settlement } from "../../core/meter.ts";
 import type { Context } from "../../context.ts";
 import { checkEmbeddingModel, embedMetered, type MeteredEmbeddings } from "../inference/index.ts";
 import type { ApiKeyPrincipal } from "../keys/index.ts";
@@ -77,9 +78,11 @@ export interface EmbeddingUsage {
 export interface Billed {
   usage: EmbeddingUsage;
   headers: Record<string, string>;
+  /** The embedding call's settle (its receipt); null when nothing was embedded. */
+  settlement: Settlement | null;
 }
 
-const FREE: Billed = { usage: { embedding_tokens: 0, cost_micro_usd: 0 }, headers: {} };
+const FREE: Billed = { usage: { embedding_tokens: 0, cost_micro_usd: 0 }, headers: {}, settlement: null };
 
 const view = (ctx: Context, c: Collection): CollectionView => {
   const stats = collectionStats(ctx.db, c);
@@ -207,7 +210,7 @@ async function embed(ctx: Context, principal: ApiKeyPrincipal, c: Collection, in
   });
 }
 
-const billed = (e: MeteredEmbeddings): Billed => ({ usage: { embedding_tokens: e.input_tokens, cost_micro_usd: e.cost_micro_usd }, headers: e.headers });
+const billed = (e: MeteredEmbeddings): Billed => ({ usage: { embedding_tokens: e.input_tokens, cost_micro_usd: e.cost_micro_usd }, headers: e.headers, settlement: e.settlement });
 
 export interface DocumentInput {
   id?: string;

@@ -21,3 +21,5 @@ export const sandboxPosture = (ctx: Context): SandboxPosture => ctx.sandboxes.po
 
 /** Stops the gateway's runner (its warm launchers) in a context that started one; `svc serve` does this itself. */
 export const closeSandboxes = (ctx: Context): Promise<void> => ctx.sandboxes.close();
+export { type OneShotServiceInput, runOneShot } from "./oneshot.ts";
+export type { Executed, RunView } from "./execution.ts";

@@ -11,7 +11,7 @@ import { backendForNew } from "./dispatch.ts";
 import { asApiError } from "./errors.ts";
 import { type Executed, type ExecutionRequest, reserveExecution, runReserved, type RunView } from "./execution.ts";
 import { abandonIdempotent, completeIdempotent, type IdempotencyClaim, replayResponse, startIdempotent, type StoredResponse } from "./idempotency.ts";
-import type { LanguageName, RunIO, RunSpec } from "./runner/index.ts";
+import { LANGUAGE_NAMES, type LanguageName, type RunIO, type RunSpec } from "./runner/index.ts";
 import type { Principal } from "./sessions.ts";
 import { replayStream, streamRun } from "./stream.ts";
 
@@ -120,4 +120,35 @@ export async function oneShot(ctx: Context, principal: Principal, input: OneShot
   }
   const r = reservation;
   return answerRun(ctx, req, claim, input.stream === true, clientSignal, (io, aborted) => runReserved(ctx, req, r, io, () => (aborted() ? "client_disconnected" : null)));
+}
+
+export interface OneShotServiceInput {
+  language: string;
+  code: string;
+  stdin?: string;
+  timeout_ms?: number;
+  svc_run_id?: string;
+}
+
+/**
+ * A one-shot run for another area (the MCP sandbox_run tool): the same reservation, run and
+ * settle as POST /v1/sandboxes, answered as the run's view with its settlement (its receipt).
+ * An abort of `signal` stops the run; what it used is billed, as for a client that goes away.
+ */
+export async function runOneShot(ctx: Context, principal: Principal, input: OneShotServiceInput, signal?: AbortSignal): Promise<Executed> {
+  if (!(LANGUAGE_NAMES as readonly string[]).includes(input.language)) throw invalidField("language", `must be one of ${LANGUAGE_NAMES.join(", ")}`);
+  const language = input.language as LanguageName;
+  const timeoutMs = timeoutOf(ctx, input.timeout_ms);
+  const req: ExecutionRequest = {
+    accountId: principal.accountId,
+    keyId: principal.keyId,
+    language,
+    spec: { language, code: input.code, stdin: input.stdin, timeoutMs, limits: limitsFor(timeoutMs) },
+    timeoutMs,
+    runId: input.svc_run_id ?? null,
+    session: null,
+    backend: await backendForNew(ctx, language),
+  };
+  const reservation = await reserveExecution(ctx, req);
+  return runReserved(ctx, req, reservation, { signal }, () => (signal?.aborted ? "client_disconnected" : null));
 }

@@ -1,8 +1,7 @@
 /**
  * POST /v1/mcp with the official MCP SDK client (Streamable HTTP) over real HTTP: discovery of
  * the 401, tools/list by scope, every tool called (credit_balance receipted and verified with
- * viem; the sandbox, state and memory tools answer "not available" on this branch, never a fake
- * result), argument and scope refusals, the transport's refusals in both error shapes, the
+ * viem; the sandbox, state and memory tools in area-tools.test.ts), argument and scope refusals, the transport's refusals in both error shapes, the
  * browser-origin check, and the chat tool through the inference pipeline.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -92,26 +91,6 @@ describe("tools", () => {
       await c.close();
     }
   });
-
-  for (const [name, args, area] of [
-    ["sandbox_run", { language: "python", code: "print(1)" }, "sandboxes"],
-    ["state_get", { key: "k" }, "state"],
-    ["state_set", { key: "k", value: { a: 1 } }, "state"],
-    ["state_list", {}, "state"],
-    ["memory_search", { collection_id: "mc_1", query: "q" }, "memory"],
-  ] as const) {
-    test(`${name}: "not available on this deployment" until the ${area} area lands (a tool error, never a fake result)`, async () => {
-      const c = await connect(mcpUrl(), t.key);
-      try {
-        const result = await c.client.callTool({ name, arguments: args });
-        expect(result.isError).toBe(true);
-        expect(text(result)).toBe(`${name} is not available on this deployment: the ${area} service is not installed here`);
-        expect(result.structuredContent).toEqual({ error: text(result), type: "not_available", area });
-      } finally {
-        await c.close();
-      }
-    });
-  }
 
   test("bad arguments and unknown tools are JSON-RPC errors naming them; nothing is billed", async () => {
     const c = await connect(mcpUrl(), t.key);

@@ -21,7 +21,7 @@ export const memorySearch = defineTool<{ collection_id: string; query: string; t
   metering: "self",
   readOnly: true,
   run: async ({ ctx, principal, signal }, args) => {
-    const memory = areaService("memory");
+    const memory = areaService("memory", ctx);
     if (!memory) return notAvailable("memory_search", "memory");
     const { results, settlement } = await memory.searchCollection(ctx, principal, { ...args, signal });
     return { result: structured({ results }), receipt: settlement ? receiptMeta(settlement) : null };

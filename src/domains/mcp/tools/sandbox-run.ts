@@ -15,11 +15,11 @@ export const sandboxRun = defineTool<RunArgs>({
   name: "sandbox_run",
   title: "Run code in a sandbox",
   description:
-    "Run a program once in an isolated sandbox (no network, a fresh workspace) and get its exit code, stdout and stderr. language is e.g. python, node, bash. Billed per second like POST /v1/sandboxes, with a signed receipt in _meta.",
+    "Run a program once in an isolated sandbox (no network, a fresh workspace) and get its exit code, stdout and stderr. language is python, javascript or bash. Billed per second like POST /v1/sandboxes, with a signed receipt in _meta.",
   scope: "sandboxes",
   input: T.Object(
     {
-      language: T.String({ minLength: 1, maxLength: 32, description: "python, node, bash, … (GET /v1/status lists what this deployment runs)" }),
+      language: T.String({ minLength: 1, maxLength: 32, description: "python, javascript or bash (GET /v1/status lists what this deployment runs)" }),
       code: T.String({ minLength: 1, maxLength: 1_000_000 }),
       stdin: T.Optional(T.String({ maxLength: 1_000_000 })),
       timeout_secs: T.Optional(T.Integer({ minimum: 1, maximum: 3600 })),
@@ -28,7 +28,7 @@ export const sandboxRun = defineTool<RunArgs>({
   ),
   metering: "self",
   run: async ({ ctx, principal, signal }, args) => {
-    const sandboxes = areaService("sandboxes");
+    const sandboxes = areaService("sandboxes", ctx);
     if (!sandboxes) return notAvailable("sandbox_run", "sandboxes");
     const { result, settlement } = await sandboxes.runSandbox(ctx, principal, { ...args, signal });
     return { result: { ...structured(result as unknown as Record<string, unknown>), isError: result.exit_code !== 0 }, receipt: receiptMeta(settlement) };

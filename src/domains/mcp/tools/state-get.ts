@@ -13,7 +13,7 @@ export const stateGet = defineTool<{ key: string; namespace?: string }>({
   metering: "mcp_call",
   readOnly: true,
   run: async ({ ctx, principal }, args) => {
-    const state = areaService("state");
+    const state = areaService("state", ctx);
     if (!state) return notAvailable("state_get", "state");
     const found = state.getState(ctx, principal, args);
     return { result: found ? structured(found) : toolError(`no state value under key "${args.key}"`, { type: "not_found" }) };

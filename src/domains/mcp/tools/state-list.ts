@@ -13,7 +13,7 @@ export const stateList = defineTool<{ namespace?: string }>({
   metering: "mcp_call",
   readOnly: true,
   run: async ({ ctx, principal }, args) => {
-    const state = areaService("state");
+    const state = areaService("state", ctx);
     if (!state) return notAvailable("state_list", "state");
     return { result: structured(state.listStateKeys(ctx, principal, args)) };
   },

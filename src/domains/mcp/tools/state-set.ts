@@ -12,7 +12,7 @@ export const stateSet = defineTool<{ key: string; value: unknown; namespace?: st
   input: T.Object({ key: Key, value: T.Unknown({ description: "any JSON value" }), namespace: T.Optional(Namespace) }, { additionalProperties: false, required: ["key", "value"] }),
   metering: "mcp_call",
   run: async ({ ctx, principal }, args) => {
-    const state = areaService("state");
+    const state = areaService("state", ctx);
     if (!state) return notAvailable("state_set", "state");
     return { result: structured(state.putState(ctx, principal, args)) };
   },
