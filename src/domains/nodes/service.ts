@@ -14,8 +14,8 @@ import { newId } from "../../core/ids.ts";
 import { newSecret, secretPrefix, sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
 import { getAccount } from "../accounts/index.ts";
-import { reportNodeLost } from "../sandboxes/index.ts";
-import { fleetOf, languagesOf, modelsOf, reliabilityOf, sealAad, servedKinds, staleAfterMs } from "./fleet.ts";
+import { reportNodeLost, sandboxPosture } from "../sandboxes/index.ts";
+import { fleetOf, languagesOf, modelsOf, reliabilityOf, SANDBOX_KIND, sealAad, servedKinds, staleAfterMs } from "./fleet.ts";
 import type { NodeStatus } from "./models.ts";
 import { referenceBenchMs, speedFactorOf } from "./speed.ts";
 import {
@@ -144,19 +144,22 @@ function gatewayEntry(ctx: Context): RegistryEntry {
   } catch {
     models = [];
   }
+  // What the gateway's own runner runs, when sandboxes run here (sandboxes.local and a working runner).
+  const runner = ctx.config.sandboxes.local ? sandboxPosture(ctx).runner : null;
+  const local = runner?.available === true;
   return {
     id: "gateway",
     name: hostOf(ctx.config.public_url),
-    kinds: ["gateway"],
+    kinds: local ? ["gateway", SANDBOX_KIND] : ["gateway"],
     status: "live",
     approved: true,
     disabled: false,
     draining: false,
     reachable: true,
     version: ctx.version,
-    languages: [],
+    languages: local ? runner.languages.filter((l) => l.available).map((l) => l.name) : [],
     models,
-    sandbox_available: false,
+    sandbox_available: local,
     capacity: null,
     in_flight: 0,
     speed_factor: 1,

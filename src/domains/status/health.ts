@@ -7,6 +7,7 @@
 import { statfsSync } from "node:fs";
 import { isoTime } from "../../core/clock.ts";
 import type { Context } from "../../context.ts";
+import { type SandboxPosture, sandboxPosture } from "../sandboxes/index.ts";
 import type { ReplicationState } from "../backup/index.ts";
 
 export const HEALTH_SAMPLE_JOB = "health.sample";
@@ -124,6 +125,8 @@ export interface StatusReport {
   last_sample: { at: string; ok: boolean; problems: string[] } | null;
   uptime: Record<"24h" | "7d" | "30d", UptimeWindow>;
   replication: ReplicationView;
+  /** Where sandboxes run and what the gateway's runner can do (languages, limits, isolation). */
+  sandboxes: SandboxPosture;
 }
 
 export function statusReport(ctx: Context): StatusReport {
@@ -147,6 +150,7 @@ export function statusReport(ctx: Context): StatusReport {
       "30d": uptime(ctx, 30 * 86_400_000),
     },
     replication: replicationView(ctx),
+    sandboxes: sandboxPosture(ctx),
   };
 }
 

@@ -1,5 +1,6 @@
 /** TypeBox model of GET /v1/status: recorded health, uptime per window and the replication posture (closed objects). */
 import { t } from "elysia";
+import { SandboxPostureSchema } from "../sandboxes/index.ts";
 import { Int, Nullable } from "../../core/schemas.ts";
 
 const closed = { additionalProperties: false } as const;
@@ -46,6 +47,7 @@ export const Status = t.Object(
       },
       closed,
     ),
+    sandboxes: SandboxPostureSchema,
   },
   closed,
 );
