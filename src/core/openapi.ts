@@ -100,6 +100,24 @@ export function baselineErrors(method: string, path: string, hooks: RouteHooks |
   return [...statuses];
 }
 
+/**
+ * A route ending in * (the rest of the path: a sandbox file at any depth) becomes {path} in the
+ * document, with its parameter described; OpenAPI has no multi-segment parameter, so the name
+ * {path} at the end of a path is svc's convention for it (docs/api-conventions.md).
+ */
+function restOfPath(paths: Doc["paths"]): void {
+  for (const key of Object.keys(paths)) {
+    if (!key.endsWith("/*")) continue;
+    const ops = paths[key]!;
+    delete paths[key];
+    for (const op of Object.values(ops)) {
+      const params = ((op.parameters as { name: string; in: string }[] | undefined) ?? []).filter((p) => !(p.in === "path" && (p.name === "*" || p.name === "path")));
+      op.parameters = [...params, { name: "path", in: "path", required: true, description: "the rest of the path, any depth (slashes included)", schema: { type: "string", minLength: 1 } }];
+    }
+    paths[`${key.slice(0, -1)}{path}`] = ops;
+  }
+}
+
 export function buildOpenApiDocument(app: AnyElysia, info: { title: string; version: string; description: string; serverUrl: string }): Doc {
   const { paths, components } = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, "3.1.0") as unknown as Pick<Doc, "paths"> & {
     components: Record<string, unknown>;
@@ -130,6 +148,7 @@ export function buildOpenApiDocument(app: AnyElysia, info: { title: string; vers
     if (schema) op.requestBody = { required: true, content: { "application/json": { schema } } };
   }
   nullInEnums(paths);
+  restOfPath(paths);
   return {
     openapi: "3.1.0",
     info: { title: info.title, version: info.version, description: info.description },

@@ -8,7 +8,8 @@ afterEach(() => h?.close());
 function documented(doc: any): string[] {
   const out: string[] = [];
   for (const [path, ops] of Object.entries<Record<string, unknown>>(doc.paths)) {
-    for (const method of Object.keys(ops)) out.push(`${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ":$1")}`);
+    // A trailing {path} is a route's rest-of-path wildcard (*); other {name}s are :name.
+    for (const method of Object.keys(ops)) out.push(`${method.toUpperCase()} ${path.replace(/\/\{path\}$/, "/*").replace(/\{([^}]+)\}/g, ":$1")}`);
   }
   return out.sort();
 }

@@ -43,7 +43,8 @@ function checkerFor(docText: string): Checker {
   const templates = Object.keys(doc.paths)
     .map((path) => ({
       path,
-      pattern: new RegExp(`^${path.replace(/[.+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`),
+      // A trailing {path} is the rest of the path, any depth (core/openapi.ts restOfPath).
+      pattern: new RegExp(`^${path.replace(/[.+?^$()|[\]\\]/g, "\\$&").replace(/\/\{path\}$/, "/.+").replace(/\{[^}]+\}/g, "[^/]+")}$`),
       literals: path.split("/").filter((s) => s && !s.startsWith("{")).length,
     }))
     .sort((a, b) => b.literals - a.literals);

@@ -113,12 +113,7 @@ export function sseEvents(text: string): { event: string; data: any }[] {
     });
 }
 
-/**
- * A request to the files/*path routes, straight to the app. The harness checks every response
- * against the OpenAPI document, but its path templates cannot match a wildcard path (the
- * generator keeps Elysia's `*`; core/openapi.ts expects `{path}`), so these two routes are
- * checked by the tests themselves: status, content type and body.
- */
+/** A request straight to the app, without the harness's served-vs-declared check (for bodies a test must read twice, or streams). */
 export function rawRequest(h: Harness, method: string, path: string, init: { headers?: Record<string, string>; body?: RequestInit["body"] } = {}): Promise<Response> {
   return h.app.handle(new Request(`http://svc.test${path}`, { method, headers: init.headers, body: init.body }));
 }

@@ -91,8 +91,6 @@ export const TerminalBody = t.Object({ language: Language, code: t.String({ maxL
 
 export const SessionParams = t.Object({ id: t.String({ maxLength: 100 }) });
 export const FileParams = t.Object({ id: t.String({ maxLength: 100 }), "*": t.String({ maxLength: 8192 }) });
-/** files/:path: Elysia decodes it (a / may come as %2F); null when it is not valid percent-encoding. */
-export const OneSegmentFileParams = t.Object({ id: t.String({ maxLength: 100 }), path: Nullable(t.String({ maxLength: 8192, description: "relative to /workspace; send / as %2F" })) });
 export const ListFilesQuery = t.Object({ path: t.Optional(t.String({ maxLength: 4096, description: "a directory relative to /workspace; absent: /workspace" })) }, closed);
 
 // ───────────────────────────── responses ─────────────────────────────

@@ -8,7 +8,6 @@
  */
 import { Elysia, t } from "elysia";
 import { rawBody } from "../../core/body.ts";
-import { ApiError } from "../../core/errors.ts";
 import { bareArray } from "../../core/envelopes.ts";
 import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
@@ -23,12 +22,6 @@ const tags = ["sandboxes"];
 const security = [{ apiKey: [] }];
 const doc = (summary: string, extra: Record<string, unknown> = {}) => ({ detail: { summary, tags, security, ...extra } });
 const IDEMPOTENCY_HEADER = "idempotency-key";
-
-/** A path parameter Elysia has percent-decoded already (null: it could not be decoded). */
-function decodedByRouter(path: string | null): string {
-  if (path === null) throw new ApiError(400, "invalid_path", "the path is not valid percent-encoded UTF-8", { param: "path" });
-  return path;
-}
 
 const writeFileHooks = {
   // Any bytes: the route reads the raw body, whatever the content type says it is. (The parser
@@ -86,23 +79,10 @@ export function sandboxRoutes(ctx: Context) {
         async ({ principal, params, query }) => listSessionFiles(ctx, principal.accountId, params.id, query.path),
         { params: M.SessionParams, query: M.ListFilesQuery, response: { 200: M.FileListing, ...errors(409, 503) }, ...doc("List a directory of the workspace (?path=, default the workspace itself)") },
       )
-      // Files. The spec's route is files/*path; its twin files/:path takes a path of one segment
-      // (slashes sent as %2F). Both serve the same handlers. The twin is there because the
-      // OpenAPI generator keeps Elysia's `*` in a path key, which core/openapi.ts and the test
-      // suite's response checker do not match yet; files/:path is the documented, checked form
-      // (generated clients encode a path parameter's slashes as %2F, which it takes). Drop the twin
-      // once core maps a wildcard to {path}.
-      .get("/sessions/:id/files/:path", ({ principal, params }) => readFile(principal.accountId, params.id, decodedByRouter(params.path)), {
-        params: M.OneSegmentFileParams,
-        ...doc("Read a workspace file (raw bytes); symlinks are never followed", { responses: M.RawFile }),
-      })
+      // Files: the spec's files/*path, a path of any depth (the document's {path}).
       .get("/sessions/:id/files/*", ({ principal, params }) => readFile(principal.accountId, params.id, filePath(params["*"])), {
         params: M.FileParams,
         ...doc("Read a workspace file (raw bytes) at a path of any depth; symlinks are never followed", { responses: M.RawFile }),
-      })
-      .put("/sessions/:id/files/:path", ({ principal, params, request }) => writeSessionFile(ctx, principal.accountId, params.id, decodedByRouter(params.path), rawBody(request)), {
-        params: M.OneSegmentFileParams,
-        ...writeFileHooks,
       })
       .put("/sessions/:id/files/*", ({ principal, params, request }) => writeSessionFile(ctx, principal.accountId, params.id, filePath(params["*"]), rawBody(request)), {
         params: M.FileParams,

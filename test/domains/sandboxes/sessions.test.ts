@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type Hex, recoverMessageAddress } from "viem";
 import { registerJobs } from "../../../src/jobs.ts";
-import { rawRequest, receiptPayload, type SandboxHarness, sandboxHarness, sseEvents, tenant, type Tenant } from "../../support/sandbox-harness.ts";
+import { receiptPayload, type SandboxHarness, sandboxHarness, sseEvents, tenant, type Tenant } from "../../support/sandbox-harness.ts";
 
 let h: SandboxHarness;
 afterEach(() => h?.close());
@@ -20,16 +20,13 @@ const create = (t: Tenant, body: Record<string, unknown> = {}, headers: Record<s
   h.json("POST", "/v1/sandboxes/sessions", { headers: { ...t.key, ...headers }, body });
 const exec = (t: Tenant, id: string, body: Record<string, unknown>) => h.json("POST", `/v1/sandboxes/sessions/${id}/exec`, { headers: t.key, body });
 const get = (t: Tenant, id: string) => h.json("GET", `/v1/sandboxes/sessions/${id}`, { headers: t.key });
-/** One segment goes through the harness's OpenAPI check (files/:path); deeper paths (files/*) straight to the app (rawRequest says why). */
-const fileRequest = (method: string, id: string, file: string, headers: Record<string, string>, body?: RequestInit["body"]) => {
-  const path = `/v1/sandboxes/sessions/${id}/files/${file}`;
-  return file.includes("/") ? rawRequest(h, method, path, { headers, body }) : h.request(method, path, { headers, ...(body !== undefined ? { raw: body as any } : {}) });
-};
+/** Through the harness's OpenAPI check, at any depth (the document's files/{path}). */
+const fileRequest = (method: string, id: string, file: string, headers: Record<string, string>, body?: RequestInit["body"]) =>
+  h.request(method, `/v1/sandboxes/sessions/${id}/files/${file}`, { headers, ...(body !== undefined ? { raw: body as any } : {}) });
 const put = (t: Tenant, id: string, file: string, body: RequestInit["body"]) => fileRequest("PUT", id, file, { ...t.key, "content-type": "application/octet-stream" }, body);
 const read = (t: Tenant, id: string, file: string) => fileRequest("GET", id, file, t.key);
-/** The listing route too: the harness's checker takes /files for the /files/* template (see rawRequest). */
 const listing = async (t: Tenant, id: string, query = "") => {
-  const res = await rawRequest(h, "GET", `/v1/sandboxes/sessions/${id}/files${query}`, { headers: t.key });
+  const res = await h.request("GET", `/v1/sandboxes/sessions/${id}/files${query}`, { headers: t.key });
   return { status: res.status, body: (await res.json()) as any };
 };
 const stopped = () => h.ctx.outbox.since(0).filter((e) => e.type === "sandbox_session_stopped").map((e) => e.payload);

@@ -4,7 +4,7 @@
  * delete, another tenant's ids, and the per-account limit.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { rawRequest, type SandboxHarness, sandboxHarness, tenant, type Tenant } from "../../support/sandbox-harness.ts";
+import { type SandboxHarness, sandboxHarness, tenant, type Tenant } from "../../support/sandbox-harness.ts";
 
 let h: SandboxHarness;
 afterEach(() => h?.close());
@@ -36,7 +36,7 @@ describe("snapshots", () => {
     expect(restored.body).toMatchObject({ snapshot_id: snap.body.id, node_id: null });
     const ran = await h.json("POST", `/v1/sandboxes/sessions/${restored.body.id}/exec`, { headers: t.key, body: { code: "exec(open('src/main.py').read())" } });
     expect(ran.body.stdout).toBe("42\n");
-    const link = await rawRequest(h, "GET", `/v1/sandboxes/sessions/${restored.body.id}/files?path=`, { headers: t.key });
+    const link = await h.request("GET", `/v1/sandboxes/sessions/${restored.body.id}/files?path=`, { headers: t.key });
     expect(((await link.json()) as { entries: unknown[] }).entries).toContainEqual({ name: "link", type: "symlink", size: 0 });
 
     const del = await h.json("DELETE", `/v1/sandboxes/snapshots/${snap.body.id}`, { headers: t.key });
