@@ -479,9 +479,21 @@ run_setup() {
   fi
 }
 
+# The systemd version of this host (0 when there is none), for directives newer systemd adds.
+systemd_version() {
+  systemctl --version 2>/dev/null | awk 'NR == 1 { print $2 + 0; exit }' || echo 0
+}
+
 render_unit() {
-  local template="$SRC_DIR/systemd/svc.service" group replica
+  local template="$SRC_DIR/systemd/svc.service" group replica subgroup
   [ -f "$template" ] || die "missing unit template $template"
+  # DelegateSubgroup= (per-run sandbox cgroups) exists from systemd 254; older systemd would warn
+  # about an unknown key, so the line stays a comment there and sandboxes fall back to rlimits.
+  if [ "$(systemd_version)" -ge 254 ]; then
+    subgroup="s|^#DelegateSubgroup=|DelegateSubgroup=|"
+  else
+    subgroup="s|^#DelegateSubgroup=.*||"
+  fi
   group="$(id -gn "$SVC_USER")"
   # A file replica is writable for the service ("-": no failure while it is missing); an
   # off or remote one needs no path, so its placeholder goes with the space and "-".
@@ -492,6 +504,7 @@ render_unit() {
   fi
   # check_settings rules out | & \ and @ in these values, so they are safe in sed.
   sed -e "$replica" \
+    -e "$subgroup" \
     -e "s|@BIN_DIR@|$SVC_BIN_DIR|g" \
     -e "s|@CONFIG_DIR@|$SVC_CONFIG_DIR|g" \
     -e "s|@DATA_DIR@|$SVC_DATA_DIR|g" \
