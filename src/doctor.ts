@@ -13,6 +13,7 @@ import { Signer } from "./core/signer.ts";
 import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
 import { livePid } from "./domains/backup/index.ts";
 import { parseReplica, redactReplicaUrl } from "./domains/backup/index.ts";
+import { sandboxReadiness } from "./domains/sandboxes/index.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -184,6 +185,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
 
   const bwrap = await commandVersion("bwrap", ["--version"]);
   checks.push(bwrap ? ok("bubblewrap", bwrap) : warn("bubblewrap", "bwrap is not installed: code sandboxes cannot run", "apt-get install bubblewrap"));
+  if (bwrap) checks.push(await sandboxCheck(config));
   checks.push(...(await replicationChecks(config)));
 
   checks.push(config.admin.token_sha256 ? ok("admin API", "enabled") : warn("admin API", "disabled (no admin token): /v1/admin answers 404", "svc setup --yes --generate-admin-token"));
@@ -193,4 +195,18 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
   if (url.protocol === "http:" && !loopback) checks.push(warn("public URL", `${config.public_url} is plain http on a non-loopback host`, "put svc behind TLS and set --public-url https://…"));
   else checks.push(ok("public URL", config.public_url));
   return checks;
+}
+
+/** Whether this host can run sandboxes, from a throwaway runner's posture (its self-test sandbox included). */
+async function sandboxCheck(config: Config): Promise<Check> {
+  if (!config.sandboxes.local) return ok("sandboxes", "sandboxes.local = false: every run goes to fleet nodes (svc nodes list)");
+  try {
+    const p = await sandboxReadiness();
+    if (!p.available) return warn("sandboxes", `cannot run here: ${p.reason ?? "unknown reason"}`, "see docs/sandboxes-isolation.md");
+    const languages = p.languages.filter((l) => l.available).map((l) => `${l.name} ${l.version ?? ""}`.trim());
+    const limits = p.cgroups.memory && p.cgroups.pids ? `cgroups ${p.cgroups.version} (memory, pids per run)` : `${p.cgroups.note}`;
+    return ok("sandboxes", `ready: ${languages.join(", ") || "no language"}; ${limits}; uid ${p.isolation.sandbox_uid} (${p.isolation.uid_mode})`);
+  } catch (err) {
+    return warn("sandboxes", `the runner did not start: ${err instanceof Error ? err.message : String(err)}`, "see docs/sandboxes-isolation.md");
+  }
 }

@@ -176,9 +176,13 @@ describe("svc migrate and svc doctor", () => {
     expect(good.code).toBe(0);
     const checks = JSON.parse(good.stdout) as { name: string; status: string; fix?: string }[];
     expect(checks.filter((c) => c.status === "fail")).toEqual([]);
-    for (const name of ["config", "master key", "signer key", "database", "migrations", "listen", "bubblewrap", "litestream"]) {
+    for (const name of ["config", "master key", "signer key", "database", "migrations", "listen", "bubblewrap", "sandboxes", "litestream"]) {
       expect(checks.map((c) => c.name)).toContain(name);
     }
+    // The sandbox check starts a throwaway runner (its self-test sandbox included) and reports what runs here.
+    const sandboxes = checks.find((c) => c.name === "sandboxes") as { status: string; detail?: string; message?: string };
+    expect(sandboxes.status).toBe("ok");
+    expect(JSON.stringify(sandboxes)).toContain("python");
     writeFileSync(join(dir, "svc.db"), "this is not a database, just junk bytes to make SQLite unhappy".repeat(100));
     rmSync(join(dir, "svc.db-wal"), { force: true });
     const bad = await runSvc(["doctor", "--data-dir", dir]);

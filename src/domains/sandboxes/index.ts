@@ -23,3 +23,4 @@ export const sandboxPosture = (ctx: Context): SandboxPosture => ctx.sandboxes.po
 export const closeSandboxes = (ctx: Context): Promise<void> => ctx.sandboxes.close();
 export { type OneShotServiceInput, runOneShot } from "./oneshot.ts";
 export type { Executed, RunView } from "./execution.ts";
+export { sandboxReadiness } from "./readiness.ts";
