@@ -63,8 +63,14 @@ export class SandboxRuntime {
     return this.backend;
   }
 
+  /**
+   * What GET /v1/status shows, which anyone may read: the runner's reason for not running keeps
+   * its sense but not the host's paths (the operator sees those in the log and in svc doctor).
+   */
   posture(): SandboxPosture {
-    return { local: this.ctx.config.sandboxes.local, runner: this.started?.runner.posture() ?? null, fleet: nodeBackends(this.ctx)?.pick({}) != null };
+    const runner = this.started?.runner.posture() ?? null;
+    const publicRunner = runner && { ...runner, reason: runner.reason && runner.reason.replace(/\/[^\s)'"]+/g, "(a path on the host)") };
+    return { local: this.ctx.config.sandboxes.local, runner: publicRunner, fleet: nodeBackends(this.ctx)?.pick({}) != null };
   }
 
   /** Registers an exec of `sessionId` in flight until `done` settles; a stop aborts it through `controller`. */

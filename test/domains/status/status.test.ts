@@ -1,3 +1,4 @@
+import { closeSandboxes } from "../../../src/domains/sandboxes/index.ts";
 import { afterEach, describe, expect, test } from "bun:test";
 import { HEALTH_SAMPLE_JOB } from "../../../src/domains/status/health.ts";
 import { registerJobs } from "../../../src/jobs.ts";
@@ -99,4 +100,19 @@ describe("GET /v1/status", () => {
     await h.ctx.scheduler.runDue();
     expect(h.ctx.db.query("SELECT count(*) AS n FROM health_samples").get()).toEqual({ n: 1 });
   });
+});
+
+test("the public sandbox posture never names a path of the host", async () => {
+  // A data dir the sandbox uid cannot pass through: the runner is unavailable, and says why.
+  const h = makeHarness();
+  try {
+    await h.ctx.sandboxes.local();
+    const body = (await h.json("GET", "/v1/status")).body;
+    expect(body.sandboxes.local).toBe(true);
+    if (body.sandboxes.runner && !body.sandboxes.runner.available) expect(body.sandboxes.runner.reason).toContain("(a path on the host)");
+    expect(JSON.stringify(body)).not.toContain(h.dir);
+  } finally {
+    await closeSandboxes(h.ctx);
+    h.close();
+  }
 });
