@@ -33,8 +33,16 @@ export const payloadDenied = (): ApiError =>
 export async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared && Number(declared) > maxBytes) throw payloadTooLarge(maxBytes);
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
+  return readStreamLimited(request.body, maxBytes, () => payloadTooLarge(maxBytes));
+}
+
+/**
+ * Every byte of a stream, refusing (with `tooLarge()`) as soon as more than `maxBytes` arrive:
+ * nothing beyond the limit is buffered. For request bodies, and for documents svc fetches.
+ */
+export async function readStreamLimited(stream: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array> {
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -43,7 +51,7 @@ export async function readLimited(request: Request, maxBytes: number): Promise<U
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw payloadTooLarge(maxBytes);
+      throw tooLarge();
     }
     chunks.push(value);
   }

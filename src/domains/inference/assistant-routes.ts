@@ -10,12 +10,12 @@ import { errors } from "../../core/schemas.ts";
 import { RateLimiter } from "../../core/ratelimit.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
-import { AssistantBudget, answer } from "./assistant.ts";
+import { answer, assistantBudget } from "./assistant.ts";
 import * as M from "./models.ts";
 
 export function assistantRoutes(ctx: Context) {
   const cfg = ctx.config.assistant;
-  const budget = new AssistantBudget(ctx);
+  const budget = assistantBudget(ctx);
   // Its own bucket per client address, beside the public routes' limit: a model call costs the operator money.
   const limiter = new RateLimiter(ctx.clock, { perMinute: cfg.per_ip_per_minute, burst: cfg.per_ip_per_minute });
   return new Elysia({ prefix: "/v1/assistant" })

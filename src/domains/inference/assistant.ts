@@ -21,6 +21,7 @@
  */
 import { ApiError, invalidField } from "../../core/errors.ts";
 import { unixSecs } from "../../core/clock.ts";
+import { DailyBudget } from "../../core/daily-budget.ts";
 import type { Context } from "../../context.ts";
 import { chatDialect } from "./chat.ts";
 import type { CallContext } from "./dialect.ts";
@@ -32,8 +33,6 @@ import type { ChatCompletion, Json } from "./translate/types.ts";
 export const MAX_TURNS = 20;
 export const MAX_TURN_CHARS = 16_000;
 
-const DAY_MS = 86_400_000;
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export interface AssistantTurn {
   role: "user" | "assistant";
@@ -47,37 +46,15 @@ export interface AssistantReply {
   finish_reason: string;
 }
 
-/** The global daily budget: spent (persisted, per UTC day) plus worst cases in flight (memory). */
-export class AssistantBudget {
-  private inFlight = 0;
-
-  constructor(private readonly ctx: Context) {}
-
-  spentToday(): number {
-    const day = dayOf(this.ctx.clock.now());
-    return this.ctx.db.query<{ spent: number }, [string]>("SELECT spent_micro_usd AS spent FROM assistant_spend WHERE day = ?").get(day)?.spent ?? 0;
-  }
-
-  /** Holds `amount` against today's budget, or throws 503 assistant_budget_exhausted. */
-  hold(amount: number): { day: string; amount: number } {
-    const now = this.ctx.clock.now();
-    const budget = this.ctx.config.assistant.daily_budget_micro_usd;
-    if (this.spentToday() + this.inFlight + amount > budget) {
-      const retryAfter = Math.max(1, Math.ceil((Math.floor(now / DAY_MS + 1) * DAY_MS - now) / 1000));
-      throw new ApiError(503, "assistant_budget_exhausted", "the assistant's budget for today (UTC) is spent; it is available again after midnight UTC", { retry_after_secs: retryAfter }, { "retry-after": String(retryAfter) });
-    }
-    this.inFlight += amount;
-    return { day: dayOf(now), amount };
-  }
-
-  /** The call is done: its hold ends, and its actual cost (0 for a failed call) joins the day's spend. */
-  finish(hold: { day: string; amount: number }, cost: number): void {
-    this.inFlight -= hold.amount;
-    if (cost <= 0) return;
-    this.ctx.db
-      .query("INSERT INTO assistant_spend (day, spent_micro_usd, requests) VALUES (?1, ?2, 1) ON CONFLICT (day) DO UPDATE SET spent_micro_usd = spent_micro_usd + ?2, requests = requests + 1")
-      .run(hold.day, cost);
-  }
+/** The assistant's day budget: core/daily-budget.ts over its own table (assistant_spend). */
+export function assistantBudget(ctx: Context): DailyBudget {
+  return new DailyBudget("assistant", ctx.clock, {
+    spent: (day) => ctx.db.query<{ spent: number }, [string]>("SELECT spent_micro_usd AS spent FROM assistant_spend WHERE day = ?").get(day)?.spent ?? 0,
+    add: (day, cost) =>
+      void ctx.db
+        .query("INSERT INTO assistant_spend (day, spent_micro_usd, requests) VALUES (?1, ?2, 1) ON CONFLICT (day) DO UPDATE SET spent_micro_usd = spent_micro_usd + ?2, requests = requests + 1")
+        .run(day, cost),
+  }, () => ctx.config.assistant.daily_budget_micro_usd);
 }
 
 function turnsOf(body: unknown): { messages: AssistantTurn[]; maxTokens: number | undefined } {
@@ -96,7 +73,7 @@ function turnsOf(body: unknown): { messages: AssistantTurn[]; maxTokens: number 
   return { messages: turns, maxTokens: max as number | undefined };
 }
 
-export async function answer(ctx: Context, budget: AssistantBudget, body: unknown, signal: AbortSignal): Promise<AssistantReply> {
+export async function answer(ctx: Context, budget: DailyBudget, body: unknown, signal: AbortSignal): Promise<AssistantReply> {
   const { messages, maxTokens } = turnsOf(body);
   const cfg = ctx.config.assistant;
   const model = ctx.catalog.current().model(cfg.model);

@@ -11,6 +11,7 @@
 import { InvalidClientError, InvalidClientMetadataError, InvalidRequestError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { type OAuthClientMetadata, OAuthClientMetadataSchema } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { newId } from "../../core/ids.ts";
+import { readStreamLimited } from "../../core/body.ts";
 import type { Context } from "../../context.ts";
 import { resolveTarget, TargetRefused } from "../webhooks/index.ts";
 
@@ -170,21 +171,7 @@ async function fetchMetadataDocument(ctx: Context, clientId: string): Promise<Cl
 }
 
 async function readBounded(res: Response, max: number): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw new Error(`larger than ${max} bytes`);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return new TextDecoder().decode(await readStreamLimited(res.body, max, () => new Error(`larger than ${max} bytes`)));
 }
 
 /** The redirect URI a request uses: the one given (matching a registered one) or the only one registered. */

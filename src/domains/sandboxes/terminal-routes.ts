@@ -12,13 +12,13 @@ import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import * as M from "./models.ts";
-import { TerminalBudget, terminalRun } from "./terminal.ts";
+import { terminalBudget, terminalRun } from "./terminal.ts";
 
 export const TERMINAL_PATH = "/v1/terminal/run";
 
 export function terminalRoutes(ctx: Context) {
   const cfg = ctx.config.terminal;
-  const budget = new TerminalBudget(ctx);
+  const budget = terminalBudget(ctx);
   const limiter = new RateLimiter(ctx.clock, { perMinute: cfg.per_ip_per_minute, burst: cfg.per_ip_per_minute });
   return new Elysia({ prefix: "/v1/terminal" })
     .onRequest(({ request }) => {

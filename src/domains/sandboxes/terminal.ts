@@ -14,7 +14,7 @@
  * - Runs are one-shots with the deployment's limits and terminal.max_timeout_ms, dispatched
  *   like any other (the gateway, or a node).
  */
-import { ApiError } from "../../core/errors.ts";
+import { DailyBudget } from "../../core/daily-budget.ts";
 import type { Context } from "../../context.ts";
 import { backendForNew } from "./dispatch.ts";
 import { asApiError, sandboxFailed } from "./errors.ts";
@@ -23,8 +23,6 @@ import { limitsFor } from "./oneshot.ts";
 import { costOfMs, runPrice } from "./pricing.ts";
 import type { LanguageName } from "./runner/index.ts";
 
-const DAY_MS = 86_400_000;
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export interface TerminalInput {
   language: LanguageName;
@@ -32,35 +30,18 @@ export interface TerminalInput {
   stdin?: string;
 }
 
-export class TerminalBudget {
-  private inFlight = 0;
-
-  constructor(private readonly ctx: Context) {}
-
-  spentToday(): number {
-    return this.ctx.db.query<{ spent: number }, [string]>("SELECT spent_micro_usd AS spent FROM terminal_spend WHERE day = ?").get(dayOf(this.ctx.clock.now()))?.spent ?? 0;
-  }
-
-  hold(amount: number): { day: string; amount: number } {
-    const now = this.ctx.clock.now();
-    if (this.spentToday() + this.inFlight + amount > this.ctx.config.terminal.daily_budget_micro_usd) {
-      const retryAfter = Math.max(1, Math.ceil((Math.floor(now / DAY_MS + 1) * DAY_MS - now) / 1000));
-      throw new ApiError(503, "terminal_budget_exhausted", "the terminal's budget for today (UTC) is spent; it is available again after midnight UTC", { retry_after_secs: retryAfter }, { "retry-after": String(retryAfter) });
-    }
-    this.inFlight += amount;
-    return { day: dayOf(now), amount };
-  }
-
-  finish(hold: { day: string; amount: number }, cost: number): void {
-    this.inFlight -= hold.amount;
-    if (cost <= 0) return;
-    this.ctx.db
-      .query("INSERT INTO terminal_spend (day, spent_micro_usd, runs) VALUES (?1, ?2, 1) ON CONFLICT (day) DO UPDATE SET spent_micro_usd = spent_micro_usd + ?2, runs = runs + 1")
-      .run(hold.day, cost);
-  }
+/** The terminal's day budget: core/daily-budget.ts over its own table (terminal_spend). */
+export function terminalBudget(ctx: Context): DailyBudget {
+  return new DailyBudget("terminal", ctx.clock, {
+    spent: (day) => ctx.db.query<{ spent: number }, [string]>("SELECT spent_micro_usd AS spent FROM terminal_spend WHERE day = ?").get(day)?.spent ?? 0,
+    add: (day, cost) =>
+      void ctx.db
+        .query("INSERT INTO terminal_spend (day, spent_micro_usd, runs) VALUES (?1, ?2, 1) ON CONFLICT (day) DO UPDATE SET spent_micro_usd = spent_micro_usd + ?2, runs = runs + 1")
+        .run(day, cost),
+  }, () => ctx.config.terminal.daily_budget_micro_usd);
 }
 
-export async function terminalRun(ctx: Context, budget: TerminalBudget, input: TerminalInput, signal: AbortSignal) {
+export async function terminalRun(ctx: Context, budget: DailyBudget, input: TerminalInput, signal: AbortSignal) {
   const timeoutMs = ctx.config.terminal.max_timeout_ms;
   const price = runPrice(ctx.config.sandboxes, input.language);
   const backend = await backendForNew(ctx, input.language);
