@@ -11,7 +11,8 @@ import type { Context } from "../../context.ts";
 import type { ApiKeyPrincipal } from "../keys/index.ts";
 import { receiptHeaders } from "../receipts/index.ts";
 import { embeddingsDialect } from "./embeddings.ts";
-import { completeCall, findModel } from "./pipeline.ts";
+import { checkModel } from "./model-check.ts";
+import { completeCall } from "./pipeline.ts";
 import { malformedResponse } from "./providers/errors.ts";
 import type { Json } from "./translate/types.ts";
 
@@ -25,6 +26,8 @@ export interface MeteredEmbeddingRequest {
   signal?: AbortSignal;
   /** Checks the vectors before anything is charged; a throw releases the hold and nothing is billed. */
   accept?: (vectors: Float32Array[]) => void;
+  /** The run the receipt is chained into (svc_run_id). */
+  runId?: string | null;
 }
 
 export interface MeteredEmbeddings {
@@ -67,6 +70,7 @@ function vectorsOf(json: Json, count: number, provider: string): Float32Array[] 
 export async function embedMetered(ctx: Context, principal: ApiKeyPrincipal, request: MeteredEmbeddingRequest): Promise<MeteredEmbeddings> {
   const body: Json = { model: request.model, input: request.input, encoding_format: "float" };
   if (request.dimensions !== undefined) body.dimensions = request.dimensions;
+  if (request.runId) body.svc_run_id = request.runId;
   const { value, settlement, reservation, usage } = await completeCall(
     ctx,
     embeddingsDialect,
@@ -91,13 +95,4 @@ export async function embedMetered(ctx: Context, principal: ApiKeyPrincipal, req
  * Refuses a model id that is not an embedding model of the catalogue, as POST /v1/embeddings
  * would (404 model_not_found, 400 for a chat model), naming `param`.
  */
-export function checkEmbeddingModel(ctx: Context, model: string, param = "model"): void {
-  try {
-    findModel(ctx, embeddingsDialect, { model });
-  } catch (err) {
-    if (err instanceof ApiError && err.extra.param === "model" && param !== "model") {
-      throw new ApiError(err.status, err.type, err.message.replace(/^model: /, `${param}: `), { ...err.extra, param }, err.headers);
-    }
-    throw err;
-  }
-}
+export const checkEmbeddingModel = (ctx: Context, model: string, param = "model"): void => checkModel(ctx, embeddingsDialect, model, param);

@@ -7,4 +7,4 @@
 export { PRIVACY_TIERS, type PrivacyTier } from "./config.ts";
 export { checkEmbeddingModel, embedMetered, type MeteredEmbeddingRequest, type MeteredEmbeddings } from "./embed.ts";
 /** One chat completion through the same pipeline as POST /v1/chat/completions (the MCP chat tool). */
-export { serveChatCompletion } from "./chat-service.ts";
+export { checkChatModel, serveChatCompletion } from "./chat-service.ts";

@@ -3,7 +3,7 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export { API_KEY_PREFIX, type ApiKeyPrincipal, resolveApiKey } from "./principal.ts";
+export { API_KEY_PREFIX, type ApiKeyPrincipal, principalOfKey, resolveApiKey } from "./principal.ts";
 export { hasScope, missingScope, parseScopes, type Scope, SCOPES, scopesWithin } from "./scopes.ts";
 export { auditKey, delegateKey, keyNotFound, type MintedKey, mintKey, revokeKey, setKeyExpiry } from "./service.ts";
 export { getKeyRow, keyInForce, keyPrivacyTier, type KeyRow, keyRowsOf, keyView, subtreeIds, usableStandardKeyCount } from "./store.ts";

@@ -26,16 +26,32 @@ interface Row {
 
 const MAX_ROTATIONS_FOLLOWED = 8;
 
+const SELECT = "SELECT id, account_id, scopes, expires_at, not_before, revoked_at, rotated_to, grace_until FROM api_keys";
+
 export function resolveApiKey(ctx: Context, tokenSha256: string): ApiKeyPrincipal {
-  const select = "SELECT id, account_id, scopes, expires_at, not_before, revoked_at, rotated_to, grace_until FROM api_keys";
-  let row = ctx.db.query<Row, [string]>(`${select} WHERE token_sha256 = ?`).get(tokenSha256);
+  const row = ctx.db.query<Row, [string]>(`${SELECT} WHERE token_sha256 = ?`).get(tokenSha256);
   if (!row) throw unauthorized("invalid_api_key", "the API key is not valid");
+  return principalOf(ctx, row);
+}
+
+/**
+ * The principal a key stands for, by its id, for work svc does on the key's behalf without its
+ * secret (a hosted agent's run): refused exactly as presenting the key would be.
+ */
+export function principalOfKey(ctx: Context, keyId: string): ApiKeyPrincipal {
+  const row = ctx.db.query<Row, [string]>(`${SELECT} WHERE id = ?`).get(keyId);
+  if (!row) throw unauthorized("invalid_api_key", "the API key is not valid");
+  return principalOf(ctx, row);
+}
+
+function principalOf(ctx: Context, first: Row): ApiKeyPrincipal {
+  let row = first;
   const now = ctx.clock.now();
   for (let i = 0; row.rotated_to !== null; i++) {
     if (row.grace_until === null || row.grace_until <= now || i === MAX_ROTATIONS_FOLLOWED) {
       throw unauthorized("api_key_rotated", "the API key was rotated and its grace period is over; use the replacement");
     }
-    row = ctx.db.query<Row, [string]>(`${select} WHERE id = ?`).get(row.rotated_to)!;
+    row = ctx.db.query<Row, [string]>(`${SELECT} WHERE id = ?`).get(row.rotated_to)!;
   }
   if (row.revoked_at !== null) throw unauthorized("api_key_revoked", "the API key has been revoked");
   if (row.expires_at !== null && row.expires_at <= now) throw unauthorized("api_key_expired", "the API key has expired");

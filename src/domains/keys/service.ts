@@ -170,6 +170,11 @@ export interface DelegateInput {
   expiresAt?: number | null;
   allowedModels?: string[] | null;
   allowedServices?: string[] | null;
+  /**
+   * The account's owner delegates (a session, for a hosted agent's key): the parent needs no
+   * keys:delegate scope, every other bound holds.
+   */
+  byOwner?: boolean;
 }
 
 /**
@@ -183,7 +188,7 @@ export function delegateKey(ctx: Context, parentId: string, input: DelegateInput
     if (!parent) throw notFound("API key");
     const now = ctx.clock.now();
     const scopes = JSON.parse(parent.scopes) as string[];
-    if (!hasScope(scopes, "keys:delegate")) throw missingScope("keys:delegate");
+    if (!input.byOwner && !hasScope(scopes, "keys:delegate")) throw missingScope("keys:delegate");
     if (statusOf(parent, now) !== "active") throw forbidden("key_not_active", `a ${statusOf(parent, now)} key cannot delegate`);
     if (parent.depth + 1 > ctx.config.keys.max_delegation_depth) {
       throw forbidden("delegation_too_deep", `keys may be delegated at most ${ctx.config.keys.max_delegation_depth} levels deep`);

@@ -5,4 +5,6 @@
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
 export { closeUpstreams } from "./upstream.ts";
-export { RECEIPT_META, type ReceiptMeta } from "./metering.ts";
+export { RECEIPT_META, type ReceiptMeta, withReceipt } from "./metering.ts";
+/** svc's tools and a registered server's tools as functions for a model loop (hosted agents). */
+export { type FunctionTool, mcpServerUsable, type Refusal, refusalOf, serverFunctions, svcFunctions, svcToolScopes } from "./functions.ts";

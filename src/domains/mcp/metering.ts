@@ -1,11 +1,12 @@
 /**
  * The meter, for MCP tool calls: reserve the price, do the work, settle as an `mcp_call` usage
- * event (or release when the work failed), and put the signed receipt in the result's `_meta`
+ * event (or release when the work failed; core/metered-work.ts), and put the signed receipt in the result's `_meta`
  * under "svc/receipt" (the receipt, its EIP-191 signature and signer: verify it with any
  * Ethereum library, or POST /v1/receipts/verify).
  */
 import type { Settlement } from "../../core/meter.ts";
 import { canonicalJson } from "../../core/canonical-json.ts";
+import { type Metered, meterWork } from "../../core/metered-work.ts";
 import type { MicroUsd } from "../../core/money.ts";
 import { sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
@@ -35,34 +36,15 @@ export function fingerprint(value: unknown): string {
   return sha256Hex(text);
 }
 
-export interface Metered<T> {
-  result: T;
-  status: string;
-  units: Record<string, unknown>;
-}
+export type { Metered };
 
-/** reserve → work → settle; a failed work releases the reservation and rethrows. */
-export async function meterCall<T>(
+/** An MCP tool call through the meter (core/metered-work.ts), as an `mcp_call` usage event. */
+export function meterCall<T>(
   ctx: Context,
-  call: { principal: ApiKeyPrincipal; price: MicroUsd; resource: string },
+  call: { principal: ApiKeyPrincipal; price: MicroUsd; resource: string; runId?: string | null },
   work: () => Promise<Metered<T>>,
 ): Promise<{ result: T; settlement: Settlement }> {
-  const reservation = await ctx.meter.reserveGrouped({
-    accountId: call.principal.accountId,
-    keyId: call.principal.keyId,
-    amount: call.price,
-    kind: "mcp_call",
-    resource: call.resource,
-  });
-  let done: Metered<T>;
-  try {
-    done = await work();
-  } catch (err) {
-    await ctx.meter.releaseGrouped(reservation).catch((e: unknown) => ctx.log.error("releasing an MCP call's reservation failed", { error: e instanceof Error ? e.message : String(e) }));
-    throw err;
-  }
-  const settlement = await ctx.meter.settleGrouped(reservation, call.price, { units: done.units, status: done.status });
-  return { result: done.result, settlement };
+  return meterWork(ctx.meter, ctx.log, { accountId: call.principal.accountId, keyId: call.principal.keyId, price: call.price, kind: "mcp_call", resource: call.resource, runId: call.runId }, work);
 }
 
 export function receiptMeta(settlement: Settlement): ReceiptMeta | null {

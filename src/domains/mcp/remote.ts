@@ -22,10 +22,10 @@ import { toolError } from "./tools/types.ts";
 import { serveMcpRequest } from "./transport.ts";
 
 /** A TypeBox schema as plain JSON Schema (no TypeBox symbols). */
-const jsonSchema = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Tool["inputSchema"];
+export const jsonSchema = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Tool["inputSchema"];
 
 const described = new WeakMap<SvcTool, Tool>();
-function describeTool(tool: SvcTool): Tool {
+export function describeTool(tool: SvcTool): Tool {
   let d = described.get(tool);
   if (!d) {
     d = {
@@ -53,7 +53,12 @@ function argumentsError(tool: SvcTool, args: unknown): McpError | null {
   return new McpError(ErrorCode.InvalidParams, `${tool.name}: ${where}: ${first?.message ?? "is not valid"}`);
 }
 
-async function callTool(ctx: Context, principal: ApiKeyPrincipal, signal: AbortSignal, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+/**
+ * tools/call of svc's own server: scope and arguments checked (McpError naming them), then the
+ * tool runs metered; a refusal of the meter is an McpError whose data.type names it, anything the
+ * tool's work answered is a result marked isError. Receipts chain into `runId` when given.
+ */
+export async function callSvcTool(ctx: Context, principal: ApiKeyPrincipal, signal: AbortSignal, name: string, args: Record<string, unknown>, runId: string | null = null): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name && (t.offered?.(ctx) ?? true));
   if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool "${name}" (tools/list names the tools this deployment offers)`);
   if (!hasScope(principal.scopes, tool.scope)) {
@@ -61,13 +66,13 @@ async function callTool(ctx: Context, principal: ApiKeyPrincipal, signal: AbortS
   }
   const invalid = argumentsError(tool, args);
   if (invalid) throw invalid;
-  const call = { ctx, principal, signal };
+  const call = { ctx, principal, signal, runId };
   try {
     if (tool.metering === "self") {
       const outcome = await tool.run(call, args);
       return withReceipt(outcome.result, outcome.receipt ?? null);
     }
-    const { result, settlement } = await meterCall(ctx, { principal, price: ctx.config.mcp.tool_price_micro_usd_per_call, resource: `svc:${tool.name}` }, async () => {
+    const { result, settlement } = await meterCall(ctx, { principal, price: ctx.config.mcp.tool_price_micro_usd_per_call, resource: `svc:${tool.name}`, runId }, async () => {
       const outcome = await tool.run(call, args);
       const status = outcome.result.isError ? "tool_error" : "succeeded";
       return {
@@ -103,7 +108,7 @@ export function svcServer(ctx: Context, principal: ApiKeyPrincipal, signal: Abor
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolsFor(ctx, principal).map(describeTool) }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => callTool(ctx, principal, signal, request.params.name, request.params.arguments ?? {}));
+  server.setRequestHandler(CallToolRequestSchema, (request) => callSvcTool(ctx, principal, signal, request.params.name, request.params.arguments ?? {}));
   return server;
 }
 

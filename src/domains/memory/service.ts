@@ -197,11 +197,12 @@ export async function purgeDeleted(ctx: Context, collectionKey?: number, signal?
 }
 
 /** The one embedding call of a request: billed on the caller's key; vectors of the wrong size refused unbilled. */
-async function embed(ctx: Context, principal: ApiKeyPrincipal, c: Collection, input: string[], signal?: AbortSignal): Promise<MeteredEmbeddings> {
+async function embed(ctx: Context, principal: ApiKeyPrincipal, c: Collection, input: string[], signal?: AbortSignal, runId?: string | null): Promise<MeteredEmbeddings> {
   return embedMetered(ctx, principal, {
     model: c.model,
     input,
     signal,
+    runId,
     accept: (vectors) => {
       const size = vectors[0]!.length;
       if (vectors.some((v) => v.length !== size)) throw new ApiError(502, "embedding_failed", `model ${c.model} answered with embeddings of different sizes in one call`);
@@ -268,6 +269,8 @@ export interface SearchInput {
   top_k?: number;
   filter?: MetadataFilter;
   mode?: SearchMode;
+  /** The run the query's embedding receipt is chained into (a hosted agent's run). */
+  runId?: string | null;
 }
 
 export interface SearchResult {
@@ -295,7 +298,7 @@ export async function searchCollection(
   const answer = (results: SearchResult[], bill: Billed) => ({ collection_id: c.id, mode, results, ...bill });
   // Nothing to find: no embedding is bought for it.
   if (collectionStats(ctx.db, c).chunks === 0) return answer([], FREE);
-  const embedded = mode === "keyword" ? null : await embed(ctx, principal, c, [input.query], signal);
+  const embedded = mode === "keyword" ? null : await embed(ctx, principal, c, [input.query], signal, input.runId);
   // The collection may have been deleted while the query was embedded: then it is not found.
   const current = requireCollection(ctx, principal.accountId, collectionId);
   const hits = search(

@@ -18,7 +18,7 @@ export interface SandboxService {
   runSandbox(
     ctx: Context,
     principal: ApiKeyPrincipal,
-    input: { language: string; code: string; stdin?: string; timeout_secs?: number; signal?: AbortSignal },
+    input: { language: string; code: string; stdin?: string; timeout_secs?: number; signal?: AbortSignal; runId?: string | null },
   ): Promise<{ result: { exit_code: number | null; stdout: string; stderr: string; duration_ms: number; timed_out?: boolean; status?: string }; settlement: Settlement }>;
 }
 
@@ -34,7 +34,7 @@ export interface MemoryService {
   searchCollection(
     ctx: Context,
     principal: ApiKeyPrincipal,
-    input: { collection_id: string; query: string; top_k?: number; signal?: AbortSignal },
+    input: { collection_id: string; query: string; top_k?: number; signal?: AbortSignal; runId?: string | null },
   ): Promise<{ results: { document_id: string; chunk: string; score: number }[]; settlement: Settlement | null }>;
 }
 
@@ -49,7 +49,7 @@ const sandboxes: SandboxService = {
     const { view, settlement } = await runOneShot(
       ctx,
       principal,
-      { language: input.language, code: input.code, stdin: input.stdin, timeout_ms: input.timeout_secs === undefined ? undefined : input.timeout_secs * 1000 },
+      { language: input.language, code: input.code, stdin: input.stdin, timeout_ms: input.timeout_secs === undefined ? undefined : input.timeout_secs * 1000, svc_run_id: input.runId ?? undefined },
       input.signal,
     );
     return {
@@ -81,7 +81,7 @@ const state: StateService = {
 
 const memory: MemoryService = {
   async searchCollection(ctx, principal, input) {
-    const found = await searchCollection(ctx, principal, input.collection_id, { query: input.query, top_k: input.top_k }, input.signal);
+    const found = await searchCollection(ctx, principal, input.collection_id, { query: input.query, top_k: input.top_k, runId: input.runId }, input.signal);
     return { results: found.results.map((r) => ({ document_id: r.document_id, chunk: r.text, score: r.score })), settlement: found.settlement };
   },
 };

@@ -33,10 +33,10 @@ export const chat = defineTool<ChatArgs>({
   ),
   metering: "self",
   offered: (ctx) => ctx.config.mcp.chat_model !== "",
-  run: async ({ ctx, principal, signal }, args) => {
+  run: async ({ ctx, principal, signal, runId }, args) => {
     let res: Response;
     try {
-      res = await serveChatCompletion(ctx, principal, { model: ctx.config.mcp.chat_model, ...args }, signal);
+      res = await serveChatCompletion(ctx, principal, { model: ctx.config.mcp.chat_model, ...args, ...(runId ? { svc_run_id: runId } : {}) }, signal);
     } catch (err) {
       if (err instanceof ApiError) return { result: toolError(`chat failed: ${err.message}`, { type: err.type }) };
       throw err;

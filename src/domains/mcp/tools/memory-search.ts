@@ -20,10 +20,10 @@ export const memorySearch = defineTool<{ collection_id: string; query: string; t
   ),
   metering: "self",
   readOnly: true,
-  run: async ({ ctx, principal, signal }, args) => {
+  run: async ({ ctx, principal, signal, runId }, args) => {
     const memory = areaService("memory", ctx);
     if (!memory) return notAvailable("memory_search", "memory");
-    const { results, settlement } = await memory.searchCollection(ctx, principal, { ...args, signal });
+    const { results, settlement } = await memory.searchCollection(ctx, principal, { ...args, signal, runId });
     return { result: structured({ results }), receipt: settlement ? receiptMeta(settlement) : null };
   },
 });

@@ -27,10 +27,10 @@ export const sandboxRun = defineTool<RunArgs>({
     { additionalProperties: false },
   ),
   metering: "self",
-  run: async ({ ctx, principal, signal }, args) => {
+  run: async ({ ctx, principal, signal, runId }, args) => {
     const sandboxes = areaService("sandboxes", ctx);
     if (!sandboxes) return notAvailable("sandbox_run", "sandboxes");
-    const { result, settlement } = await sandboxes.runSandbox(ctx, principal, { ...args, signal });
+    const { result, settlement } = await sandboxes.runSandbox(ctx, principal, { ...args, signal, runId });
     return { result: { ...structured(result as unknown as Record<string, unknown>), isError: result.exit_code !== 0 }, receipt: receiptMeta(settlement) };
   },
 });

@@ -17,6 +17,8 @@ export interface ToolCall {
   ctx: Context;
   principal: ApiKeyPrincipal;
   signal: AbortSignal;
+  /** The run every receipt of the call is chained into (a hosted agent's run), or null. */
+  runId: string | null;
 }
 
 /** A tool's answer; `receipt` when its service metered the work itself. */
