@@ -23,6 +23,7 @@ import m0016 from "./0016_nodes.sql" with { type: "text" };
 import m0017 from "./0017_state_memory.sql" with { type: "text" };
 import m0018 from "./0018_mcp.sql" with { type: "text" };
 import m0019 from "./0019_oauth.sql" with { type: "text" };
+import m0020 from "./0020_agents.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -51,4 +52,5 @@ export const migrations: Migration[] = [
   { version: 17, name: "0017_state_memory", sql: m0017 },
   { version: 18, name: "0018_mcp", sql: m0018 },
   { version: 19, name: "0019_oauth", sql: m0019 },
+  { version: 20, name: "0020_agents", sql: m0020 },
 ];

@@ -10,6 +10,7 @@
 import type { AreaModule } from "../module.ts";
 import { accountsModule } from "./accounts/module.ts";
 import { adminModule } from "./admin/module.ts";
+import { agentsModule } from "./agents/module.ts";
 import { anchorsModule } from "./anchors/module.ts";
 import { authModule } from "./auth/module.ts";
 import { backupModule } from "./backup/module.ts";
@@ -60,6 +61,7 @@ export const modules: readonly AreaModule[] = [
   memoryModule,
   oauthModule,
   mcpModule,
+  agentsModule,
   adminModule,
   metricsModule,
 ];

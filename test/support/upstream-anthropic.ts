@@ -5,7 +5,7 @@
  * usage.output_tokens) and message_stop (a ping only when x-stub-ping: 1).
  */
 import type { Reply, StubCall } from "./upstream.ts";
-import { countText, eventFrame, generate, imagesIn, piecesOf, sampleFromSchema, textOf } from "./upstream-generate.ts";
+import { countText, eventFrame, generate, imagesIn, piecesOf, sampleFromSchema, scriptedCall, textOf } from "./upstream-generate.ts";
 
 const PER_MESSAGE = 3;
 const PER_IMAGE = 85;
@@ -36,10 +36,14 @@ export function anthropicMessages(call: StubCall): Reply {
   const lastUser = [...body.messages].reverse().find((m: any) => m.role === "user");
   const lastIsToolResult = Array.isArray(lastUser?.content) && lastUser.content.some((b: any) => b?.type === "tool_result");
   const lastText = textOf(lastUser?.content);
-  const tool = chooseTool(body, lastText, lastIsToolResult);
+  const offered = Array.isArray(body.tools) ? body.tools.map((t: any) => t.name) : [];
+  const priorCalls = body.messages.reduce((n: number, m: any) => n + (Array.isArray(m.content) ? m.content.filter((b: any) => b?.type === "tool_use").length : 0), 0);
+  const userTexts = body.messages.filter((m: any) => m.role === "user").map((m: any) => textOf(m.content));
+  const scripted = scriptedCall([textOf(body.system), ...userTexts], priorCalls, offered);
+  const tool = scripted ? { name: scripted.name, schema: null, args: scripted.args } : chooseTool(body, lastText, lastIsToolResult);
   const g = generate({ prompt: lastText, images: imagesIn(lastUser?.content), maxTokens: body.max_tokens, outputTokens: knobs.outputTokens, stop: body.stop_sequences });
   const n = call.nextId();
-  const input = tool ? (sampleFromSchema(tool.schema) as Record<string, unknown>) : null;
+  const input = tool ? ("args" in tool ? tool.args : (sampleFromSchema(tool.schema) as Record<string, unknown>)) : null;
   const inputJson = input ? JSON.stringify(input) : "";
   const toolUse = tool ? { type: "tool_use", id: `toolu_stub_${n}`, name: tool.name, input } : null;
   const content: any[] = tool ? [{ type: "text", text: TOOL_PREAMBLE }, toolUse] : [{ type: "text", text: g.text }];

@@ -123,3 +123,31 @@ export const sleep = (ms: number) => (ms > 0 ? Bun.sleep(ms) : Promise.resolve()
 export const dataFrame = (data: unknown): string => `data: ${JSON.stringify(data)}\n\n`;
 /** "event: type\ndata: {json}\n\n" (Anthropic and Responses streams). */
 export const eventFrame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/**
+ * Scripted tool calls, for agent loops: directives in the request's system or user text.
+ *   [[call NAME {json args}]]   the k-th directive (from 0) is called on the turn that follows k
+ *                               earlier tool calls in the conversation; once all are used, the
+ *                               model answers with text
+ *   [[loop NAME {json args}]]   every turn calls NAME (an agent that never stops by itself)
+ * Only tools the request offers are called; a directive naming another tool is skipped.
+ */
+export interface ScriptedCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+const DIRECTIVE = /\[\[(call|loop) ([A-Za-z0-9_-]+) (\{.*?\})\]\]/gs;
+
+export function scriptedCall(texts: string[], priorCalls: number, offered: string[]): ScriptedCall | null {
+  const calls: ScriptedCall[] = [];
+  for (const text of texts) {
+    for (const m of text.matchAll(DIRECTIVE)) {
+      if (!offered.includes(m[2]!)) continue;
+      const call = { name: m[2]!, args: JSON.parse(m[3]!) as Record<string, unknown> };
+      if (m[1] === "loop") return call;
+      calls.push(call);
+    }
+  }
+  return calls[priorCalls] ?? null;
+}

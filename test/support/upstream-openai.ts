@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Reply, StubCall } from "./upstream.ts";
-import { countText, dataFrame, eventFrame, type Generated, generate, imagesIn, piecesOf, sampleFromSchema, textOf } from "./upstream-generate.ts";
+import { countText, dataFrame, eventFrame, type Generated, generate, imagesIn, piecesOf, sampleFromSchema, scriptedCall, textOf } from "./upstream-generate.ts";
 
 /** Prompt-side token accounting, OpenAI's documented framing: 3 per message, 3 to prime the reply, 85 per (low-detail) image. */
 const PER_MESSAGE = 3;
@@ -48,7 +48,10 @@ export function openaiChat(call: StubCall): Reply {
   }
   const last = body.messages.at(-1);
   const lastUser = [...body.messages].reverse().find((m: any) => m.role === "user" || m.role === "tool");
-  const tool = chooseTool(body.tools, body.tool_choice, textOf(lastUser?.content), last?.role === "tool", false);
+  const offered = Array.isArray(body.tools) ? body.tools.map((t: any) => t.function?.name) : [];
+  const priorCalls = body.messages.reduce((n: number, m: any) => n + (Array.isArray(m.tool_calls) ? m.tool_calls.length : 0), 0);
+  const scripted = scriptedCall(body.messages.filter((m: any) => m.role === "system" || m.role === "user").map((m: any) => textOf(m.content)), priorCalls, offered);
+  const tool = scripted ? { name: scripted.name, parameters: null, args: scripted.args } : chooseTool(body.tools, body.tool_choice, textOf(lastUser?.content), last?.role === "tool", false);
   const format = body.response_format;
   const stop = typeof body.stop === "string" ? [body.stop] : Array.isArray(body.stop) ? body.stop : undefined;
   const g = generate({
@@ -59,7 +62,7 @@ export function openaiChat(call: StubCall): Reply {
     stop,
     json: format?.type === "json_object" ? {} : format?.type === "json_schema" ? { schema: format.json_schema?.schema } : null,
   });
-  const args = tool ? JSON.stringify(sampleFromSchema(tool.parameters)) : "";
+  const args = tool ? JSON.stringify("args" in tool ? tool.args : sampleFromSchema(tool.parameters)) : "";
   const completion = tool ? countText(tool.name) + countText(args) : g.tokens;
   const id = `chatcmpl-stub-${call.nextId()}`;
   const created = now();
@@ -161,7 +164,7 @@ export function openaiResponses(call: StubCall): Reply {
     outputTokens: knobs.outputTokens,
     json: format?.type === "json_object" ? {} : format?.type === "json_schema" ? { schema: format.schema } : null,
   });
-  const args = tool ? JSON.stringify(sampleFromSchema(tool.parameters)) : "";
+  const args = tool ? JSON.stringify("args" in tool ? tool.args : sampleFromSchema(tool.parameters)) : "";
   const outputTokens = tool ? countText(tool.name) + countText(args) : g.tokens;
   const n = call.nextId();
   const respId = `resp_stub_${n}`;

@@ -10,7 +10,9 @@
  * Point an `openai` provider at `openaiBaseUrl` and an `anthropic` one at `anthropicBaseUrl`.
  * Replies are deterministic with real token counts (upstream-generate.ts). Tools: when tools are
  * given and the last user text contains "use the tool" (or tool_choice forces one), the reply
- * is a call of the first (or the forced) tool with arguments built from its schema.
+ * is a call of the first (or the forced) tool with arguments built from its schema. Scripted
+ * calls for agent loops: `[[call NAME {args}]]` / `[[loop NAME {args}]]` in the system or user
+ * text (upstream-generate.ts scriptedCall).
  *
  * Behaviours, per request: header `x-stub-behaviour: B`, or the model name's suffix `…@B`
  * (so a model entry in svc.toml can pin one):
