@@ -198,6 +198,30 @@ async function checkProof(detail: any): Promise<void> {
   for (const r of proof.body.receipts) expect(verifyReceiptInclusion(r.receipt, r.index, proof.body.tree_size, r.proof, proof.body.root)).toBe(true);
 }
 
+describe("the hook, end to end", () => {
+  test("rotate gives a URL once; a POST to it answers 202 and runs the agent with the body as input; disable kills it", async () => {
+    const agent = await g.createAgent({ name: "hooked" });
+    const rotated = await g.session("POST", `/v1/agents/${agent.id}/hooks/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body).toMatchObject({ agent_id: agent.id, signed: false });
+    const path = new URL(rotated.body.url).pathname;
+    expect(path).toStartWith(`/v1/agents/${agent.id}/hooks/ahk_`);
+    const hit = await g.h.json("POST", path, { raw: "ticket 42 is on fire", headers: { "content-type": "text/plain" } });
+    expect(hit.status).toBe(202);
+    expect(hit.body).toMatchObject({ agent_id: agent.id, status: "queued" });
+    const detail = await g.finished(agent.id, hit.body.run_id);
+    expect(detail).toMatchObject({ status: "succeeded", trigger: "hook", input: "ticket 42 is on fire", output: "reply to: ticket 42 is on fire" });
+    expect((await g.session("GET", "/v1/agents")).body.agents.find((a: any) => a.id === agent.id).hook).toEqual({ enabled: true, signed: false });
+
+    const secret = await g.session("POST", `/v1/agents/${agent.id}/hooks/secret`);
+    expect(secret.body).toMatchObject({ agent_id: agent.id, signed: true });
+    expect(secret.body.secret).toStartWith("ahs_");
+    const disabled = await g.session("POST", `/v1/agents/${agent.id}/hooks/disable`);
+    expect(disabled.body.hook).toEqual({ enabled: false, signed: true });
+    expect((await g.h.json("POST", path, { body: { x: 1 } })).status).toBe(404);
+  });
+});
+
 describe("runs", () => {
   test("an agent that runs code in a sandbox, then answers: each step metered and receipted into the run, the proof checks", async () => {
     const agent = await g.createAgent({ name: "coder", tools: ["sandbox_run"], instructions: 'Compute it. [[call sandbox_run {"language":"python","code":"print(6 * 7)"}]]' });
