@@ -8,7 +8,7 @@
 import { defineModule } from "../../module.ts";
 import { agentsGroup } from "./cli.ts";
 import { agentsConfig } from "./config.ts";
-import { hookLimiter } from "./hooks.ts";
+import { HookGuard } from "./hooks.ts";
 import { executeRun } from "./loop.ts";
 import { dispatchMailbox, MAILBOX_JOB } from "./mailbox.ts";
 import { agentRoutes } from "./routes.ts";
@@ -18,7 +18,7 @@ export const agentsModule = defineModule({
   name: "agents",
   config: agentsConfig,
   wire: (ctx) => {
-    ctx.agentHooks = hookLimiter(ctx);
+    ctx.agentHooks = new HookGuard(ctx);
   },
   routes: (ctx) => agentRoutes(ctx),
   jobs: (ctx) => {
