@@ -6,7 +6,7 @@
  * agent is enabled, every delivered message queues one run of the agent with the message as its
  * input — never more than max_runs_per_hour mailbox runs in any sliding hour. Messages past the
  * limit wait ('waiting'), oldest first, and a scheduler job dispatches them when the window
- * frees: none is lost, none runs over the rate. A dispatched message counts as read.
+ * frees: none is lost, none runs over the rate (no closed hour holds more than the limit). A dispatched message counts as read.
  */
 import { isoTime } from "../../core/clock.ts";
 import { ApiError, invalidField } from "../../core/errors.ts";
@@ -101,13 +101,14 @@ export function sendMessage(ctx: Context, accountId: string, toAgentId: string, 
   return view(ctx, ctx.db.query<MessageRow, [string]>("SELECT * FROM agent_messages WHERE id = ?").get(row.id)!);
 }
 
-/** The agent's messages, oldest first, at most 100; consume marks those listed read. */
+/** The agent's messages in delivery order, at most 100 (unread only: the oldest unread; else the newest); consume marks those listed read. */
 export function listMessages(ctx: Context, accountId: string, agentId: string, opts: { consume?: boolean; unreadOnly?: boolean }): MessageView[] {
   return ctx.tx.run(() => {
     const agent = ownAgent(ctx, accountId, agentId);
-    const rows = ctx.db
-      .query<MessageRow, [string, number, number]>(`SELECT * FROM agent_messages WHERE agent_id = ? AND (? = 0 OR read_at IS NULL) ORDER BY created_at, rowid LIMIT ?`)
-      .all(agent.id, opts.unreadOnly ? 1 : 0, MESSAGES_LISTED);
+    // Unread: the oldest first (a queue to work through with consume). All: the newest 100, in order.
+    const rows = opts.unreadOnly
+      ? ctx.db.query<MessageRow, [string, number]>("SELECT * FROM agent_messages WHERE agent_id = ? AND read_at IS NULL ORDER BY created_at, rowid LIMIT ?").all(agent.id, MESSAGES_LISTED)
+      : ctx.db.query<MessageRow, [string, number]>("SELECT * FROM agent_messages WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?").all(agent.id, MESSAGES_LISTED).reverse();
     if (opts.consume) {
       const now = ctx.clock.now();
       const mark = ctx.db.prepare("UPDATE agent_messages SET read_at = ? WHERE id = ? AND read_at IS NULL");
@@ -136,7 +137,7 @@ export function dispatchMailbox(ctx: Context, agentId: string): number {
     const since = now - HOUR_MS;
     let room = Number.POSITIVE_INFINITY;
     if (agent.max_runs_per_hour !== null) {
-      const used = ctx.db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM agent_runs WHERE agent_id = ? AND trigger = 'mailbox' AND created_at > ?").get(agent.id, since)!.n;
+      const used = ctx.db.query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM agent_runs WHERE agent_id = ? AND trigger = 'mailbox' AND created_at >= ?").get(agent.id, since)!.n;
       room = Math.max(0, agent.max_runs_per_hour - used);
     }
     const waiting = ctx.db
@@ -148,7 +149,7 @@ export function dispatchMailbox(ctx: Context, agentId: string): number {
     if (waiting.length > taken.length) {
       // The window frees when its oldest mailbox run turns an hour old.
       const oldest = ctx.db
-        .query<{ at: number }, [string, number]>("SELECT min(created_at) AS at FROM agent_runs WHERE agent_id = ? AND trigger = 'mailbox' AND created_at > ?")
+        .query<{ at: number }, [string, number]>("SELECT min(created_at) AS at FROM agent_runs WHERE agent_id = ? AND trigger = 'mailbox' AND created_at >= ?")
         .get(agent.id, since)!.at;
       const runAt = (oldest ?? now) + HOUR_MS + 1;
       // Keyed by its time too: the job that runs this re-schedules the next one while it still holds its own key.

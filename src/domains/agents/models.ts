@@ -170,4 +170,7 @@ export const MessagesQuery = t.Object(
   },
   closed,
 );
-export const MessageList = t.Object({ messages: t.Array(Message, { description: "oldest first, at most 100" }), agent_id: t.String() }, closed);
+export const MessageList = t.Object(
+  { messages: t.Array(Message, { description: "in delivery order, at most 100: with unread_only the oldest unread, else the newest" }), agent_id: t.String() },
+  closed,
+);

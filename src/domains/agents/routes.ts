@@ -149,7 +149,7 @@ export function agentRoutes(ctx: Context) {
         const agent = ownAgent(ctx, principal.accountId, params.id);
         return namedList("messages", listMessages(ctx, principal.accountId, agent.id, { consume: query.consume === "true", unreadOnly: query.unread_only === "true" }), { agent_id: agent.id });
       },
-      { params: M.AgentParams, query: M.MessagesQuery, response: { 200: M.MessageList }, ...doc("An agent's mailbox, oldest first (at most 100)", [{ apiKey: [] }]) },
+      { params: M.AgentParams, query: M.MessagesQuery, response: { 200: M.MessageList }, ...doc("An agent's mailbox in delivery order, at most 100: with unread_only the oldest unread, else the newest", [{ apiKey: [] }]) },
     );
 
   return [manage, hooks, mailbox];
