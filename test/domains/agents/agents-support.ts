@@ -5,7 +5,6 @@
  * them, and session helpers for the /v1/agents routes.
  */
 import { closeSandboxes } from "../../../src/domains/sandboxes/index.ts";
-import { onCleanup } from "../../support/cleanup.ts";
 import { bearer } from "../../support/harness.ts";
 import { sandboxTempDir } from "../../support/sandbox-runner.ts";
 import { type Gateway, type GatewayOptions, startGateway } from "../inference/inference-support.ts";
@@ -20,24 +19,30 @@ export interface AgentsGateway extends Gateway {
   createAgent(body: Record<string, unknown>): Promise<any>;
 }
 
-export async function startAgentsGateway(options: GatewayOptions = {}): Promise<AgentsGateway> {
+/** `sandboxes`: run a sandbox runner on the gateway (for sandbox_run); off otherwise, so no warm launcher outlives a test that forgets to stop. */
+export async function startAgentsGateway(options: GatewayOptions & { sandboxes?: boolean } = {}): Promise<AgentsGateway> {
   const g = await startGateway({
     ...options,
     harness: {
       ...options.harness,
       config: (c) => {
-        c.sandboxes.dir = `${sandboxTempDir("svc-agents-sbx")}/gateway`;
+        if (options.sandboxes) c.sandboxes.dir = `${sandboxTempDir("svc-agents-sbx")}/gateway`;
+        else c.sandboxes.local = false;
         c.scheduler.poll_ms = 20;
         options.harness?.config?.(c);
       },
     },
   });
-  onCleanup(() => closeSandboxes(g.h.ctx));
   // Through the harness: the same app the server serves, with every answer checked against the OpenAPI document.
   const as = (token: string) => (method: string, path: string, body?: unknown) => g.h.json(method, path, { headers: bearer(token), ...(body === undefined ? {} : { body }) });
   const session = as(g.sessionToken);
   return {
     ...g,
+    // The sandbox runner (started by a sandbox_run) is closed and awaited before the data dir goes: its warm launchers' groups must not outlive the file.
+    async stop() {
+      await closeSandboxes(g.h.ctx);
+      await g.stop();
+    },
     session,
     keyed: as(g.key),
     async finished(agentId, runId) {

@@ -17,7 +17,7 @@ import { type AgentsGateway, startAgentsGateway } from "./agents-support.ts";
 
 let g: AgentsGateway;
 beforeAll(async () => {
-  g = await startAgentsGateway({ harness: { config: (c) => void (c.webhooks.allow_private = true) } });
+  g = await startAgentsGateway({ sandboxes: true, harness: { config: (c) => void (c.webhooks.allow_private = true) } });
 });
 afterAll(() => g.stop());
 
