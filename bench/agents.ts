@@ -28,11 +28,9 @@
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createSiweMessage } from "viem/siwe";
 import { writeConfigFile } from "../src/config.ts";
 import { openaiChat } from "../test/support/upstream-openai.ts";
-import { BIN, ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, SvcServer, svcEnv, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, signIn, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
 const WARMUP = 10;
@@ -49,15 +47,10 @@ const USAGE = `usage: bun bench/agents.ts [options]
   --concurrency N     hook senders at once in the sustained run (default 16)`;
 
 function parseOptions() {
-  const { values, fail } = parseFlags(
+  const { values, int } = parseFlags(
     { samples: { type: "string", default: "100" }, runs: { type: "string", default: "200" }, concurrency: { type: "string", default: "16" } },
     USAGE,
   );
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    return n;
-  };
   return {
     samples: int("samples", values.samples, 1, 10_000),
     runs: int("runs", values.runs, 1, 100_000),
@@ -93,12 +86,6 @@ function startStandIn(): { url: string; calls: () => number; stop(): void } {
 // ---------------------------------------------------------------------------------------------
 // Setup, as an operator and a person would
 
-async function cli(dataDir: string, args: string[]): Promise<string> {
-  const r = await run([BIN, ...args, "--data-dir", dataDir], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
-  if (r.code !== 0) throw new Error(`svc ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
-
 /** Before `svc serve`: setup, the stand-in as provider and a priced model, the bench's settings. */
 async function configure(server: SvcServer, standInUrl: string): Promise<void> {
   const dir = server.dataDir;
@@ -112,13 +99,7 @@ async function configure(server: SvcServer, standInUrl: string): Promise<void> {
 
 /** SIWE sign-in with a fresh wallet, credit, an agent and its hook; returns what the load needs. */
 async function prepare(server: SvcServer): Promise<{ session: string; agentId: string; hookUrl: string }> {
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  const site = new URL(server.url);
-  const { nonce } = (await (await fetch(`${server.url}/v1/auth/nonce`, { method: "POST" })).json()) as { nonce: string };
-  const message = createSiweMessage({ address: wallet.address, chainId: 1, domain: site.host, nonce, uri: site.origin, version: "1", issuedAt: new Date(), statement: "Sign in to svc" });
-  const signedIn = await fetch(`${server.url}/v1/auth/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message, signature: await wallet.signMessage({ message }) }) });
-  if (signedIn.status !== 200) throw new Error(`sign-in failed: ${signedIn.status} ${await signedIn.text()}`);
-  const { token: session, account_id } = (await signedIn.json()) as { token: string; account_id: string };
+  const { session, accountId: account_id } = await signIn(server.url);
   await cli(server.dataDir, ["admin", "credit", "grant", "--account", account_id, "--micro-usd", String(1_000_000 * 1_000_000), "--reason", "bench"]);
   const auth = { authorization: `Bearer ${session}`, "content-type": "application/json" };
   const made = await fetch(`${server.url}/v1/agents`, { method: "POST", headers: auth, body: JSON.stringify({ name: "bench", model: MODEL, instructions: "Answer in one short sentence." }) });

@@ -19,7 +19,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
 import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
-import { BIN, ensureBinary, log, machineInfo, parseFlags, run, runWithServer, SvcServer, svcEnv, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, parseFlags, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const STOP_TIMEOUT_MS = 10_000;
@@ -60,12 +60,6 @@ function parseOptions() {
 
 // ---------------------------------------------------------------------------------------------
 // Setup through the CLI, as an operator would
-
-async function cli(dataDir: string, args: string[]): Promise<string> {
-  const r = await run([BIN, ...args, "--data-dir", dataDir], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
-  if (r.code !== 0) throw new Error(`svc ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
 
 /** Account with credit, an API key, the stub as provider and a priced model; returns the key. */
 async function prepare(server: SvcServer, stubUrl: string): Promise<string> {

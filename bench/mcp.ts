@@ -17,11 +17,9 @@
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createSiweMessage } from "viem/siwe";
 import { writeConfigFile } from "../src/config.ts";
 import { runFetchLoops } from "./load.ts";
-import { BIN, ensureBinary, log, machineInfo, parseFlags, ROOT, run, runWithServer, SvcServer, svcEnv, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, parseFlags, ROOT, run, runWithServer, signIn, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 10_000;
 const WARMUP_SECS = 1;
@@ -33,12 +31,6 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 const USAGE = `usage: bun bench/mcp.ts [options]
 
   --duration SECS   measured seconds per run, after a ${WARMUP_SECS} s warm-up (default 5)`;
-
-async function cli(dataDir: string, args: string[]): Promise<string> {
-  const r = await run([BIN, ...args, "--data-dir", dataDir], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
-  if (r.code !== 0) throw new Error(`svc ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
-}
 
 /** The upstream MCP server in a process of its own; resolves with its URL. */
 async function startUpstreamProcess(): Promise<{ url: string; stop(): void }> {
@@ -56,13 +48,7 @@ console.log(u.url);`;
 
 /** Sign in with a fresh wallet (SIWE), mint an API key, register the upstream; returns the key and the gateway endpoint. */
 async function prepare(server: SvcServer, upstreamUrl: string): Promise<{ key: string; endpoint: string }> {
-  const wallet = privateKeyToAccount(generatePrivateKey());
-  const site = new URL(server.url);
-  const { nonce } = (await (await fetch(`${server.url}/v1/auth/nonce`, { method: "POST" })).json()) as { nonce: string };
-  const message = createSiweMessage({ address: wallet.address, chainId: 1, domain: site.host, nonce, uri: site.origin, version: "1", issuedAt: new Date(), statement: "Sign in to svc" });
-  const signedIn = await fetch(`${server.url}/v1/auth/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message, signature: await wallet.signMessage({ message }) }) });
-  if (signedIn.status !== 200) throw new Error(`sign-in failed: ${signedIn.status} ${await signedIn.text()}`);
-  const { token: session, account_id } = (await signedIn.json()) as { token: string; account_id: string };
+  const { session, accountId: account_id } = await signIn(server.url);
   const auth = { authorization: `Bearer ${session}`, "content-type": "application/json" };
   await cli(server.dataDir, ["admin", "credit", "grant", "--account", account_id, "--micro-usd", String(1_000_000 * 1_000_000), "--reason", "bench"]);
   const key = (await (await fetch(`${server.url}/v1/keys`, { method: "POST", headers: auth, body: JSON.stringify({ name: "bench", scopes: ["mcp"] }) })).json()) as { key: string };

@@ -23,7 +23,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
-import { BIN, ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, SvcServer, svcEnv, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
 const WARMUP = 20;
@@ -37,7 +37,7 @@ const USAGE = `usage: bun bench/sandboxes.ts [options]
   --concurrency N     executions in flight for the executions/s run (default 8)`;
 
 function parseOptions() {
-  const { values, fail } = parseFlags(
+  const { values, int } = parseFlags(
     {
       runs: { type: "string", default: "100" },
       oneshots: { type: "string", default: "200" },
@@ -46,11 +46,6 @@ function parseOptions() {
     },
     USAGE,
   );
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    return n;
-  };
   return {
     runs: int("runs", values.runs, 1, 10_000),
     oneshots: int("oneshots", values.oneshots, 1, 100_000),
@@ -58,12 +53,6 @@ function parseOptions() {
     concurrency: int("concurrency", values.concurrency, 1, 256),
     json: values.json,
   };
-}
-
-async function cli(dataDir: string, args: string[]): Promise<string> {
-  const r = await run([BIN, ...args, "--data-dir", dataDir], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
-  if (r.code !== 0) throw new Error(`svc ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
-  return r.stdout;
 }
 
 /** Account with credit and a sandboxes key; sandboxes under the bench root. Returns the key. */

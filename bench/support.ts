@@ -9,6 +9,8 @@ import { createServer } from "node:net";
 import { availableParallelism, cpus, release, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { createSiweMessage } from "viem/siwe";
 
 export const ROOT = resolve(import.meta.dir, "..");
 /** Benches always measure the compiled binary, never `bun cli/main.ts`. */
@@ -38,6 +40,25 @@ export function svcEnv(extra: Record<string, string>): Record<string, string | u
   const env: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("SVC_")) env[k] = v;
   return { ...env, ...extra };
+}
+
+/** One `svc` command on a data dir, through the compiled binary; its stdout, or an error with its output. */
+export async function cli(dataDir: string, args: string[]): Promise<string> {
+  const r = await run([BIN, ...args, "--data-dir", dataDir], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
+  if (r.code !== 0) throw new Error(`svc ${args.join(" ")} failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** Signs in with a fresh wallet (SIWE), as a person would; the session token and account id. */
+export async function signIn(baseUrl: string): Promise<{ session: string; accountId: string }> {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const site = new URL(baseUrl);
+  const { nonce } = (await (await fetch(`${baseUrl}/v1/auth/nonce`, { method: "POST" })).json()) as { nonce: string };
+  const message = createSiweMessage({ address: wallet.address, chainId: 1, domain: site.host, nonce, uri: site.origin, version: "1", issuedAt: new Date(), statement: "Sign in to svc" });
+  const signedIn = await fetch(`${baseUrl}/v1/auth/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message, signature: await wallet.signMessage({ message }) }) });
+  if (signedIn.status !== 200) throw new Error(`sign-in failed: ${signedIn.status} ${await signedIn.text()}`);
+  const { token, account_id } = (await signedIn.json()) as { token: string; account_id: string };
+  return { session: token, accountId: account_id };
 }
 
 /** Nearest-rank percentile of an ascending array; NaN when there are no samples. */
@@ -78,7 +99,13 @@ export function parseFlags<const O extends NonNullable<ParseArgsConfig["options"
     console.log(text);
     process.exit(0);
   }
-  return { values: parsed.values, fail };
+  /** A whole-number flag within [min, max], or a usage error naming it. */
+  const int = (name: string, raw: string, min: number, max: number): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return n;
+  };
+  return { values: parsed.values, fail, int };
 }
 
 // ---------------------------------------------------------------------------------------------

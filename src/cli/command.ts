@@ -69,6 +69,16 @@ export const locationOptions: Record<string, OptionSpec> = {
   "data-dir": { type: "string", value: "DIR", description: "data directory (default: $SVC_DATA_DIR, else ./data)" },
 };
 
+/** --account ACCOUNT_ID, for the commands that act on one account. */
+export const accountOption: OptionSpec = { type: "string", value: "ACCOUNT_ID", description: "the account (required)" };
+
+/** The --account value, or a usage error saying it is required. */
+export function requireAccount(values: Parsed["values"]): string {
+  const id = str(values.account);
+  if (!id) throw new UsageError("--account ACCOUNT_ID is required");
+  return id;
+}
+
 export function helpFor(cmd: Command): string {
   const lines = [`${cmd.summary}`, "", `Usage: svc ${cmd.name}${cmd.args ? " " + cmd.args : ""}${cmd.options ? " [options]" : ""}`];
   const opts = { ...cmd.options, help: { type: "boolean", description: "show this help", short: "h" } as OptionSpec };

@@ -9,7 +9,7 @@ import { setSuspended } from "../accounts/index.ts";
 import { addDenied, listDenied, removeDenied } from "./denylist.ts";
 import { adminMetrics } from "./metrics.ts";
 import { adjustCredit } from "../billing/index.ts";
-import { type Command, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
+import { accountOption, type Command, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
 
 const SHA256 = /^[0-9a-fA-F]{64}$/;
 const json = { type: "boolean", description: "print JSON" } as const;
@@ -118,7 +118,7 @@ function creditCommand(direction: "grant" | "debit"): Command {
     options: {
       ...locationOptions,
       json,
-      account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" },
+      account: accountOption,
       "micro-usd": { type: "string", value: "N", description: "the amount in micro-USD, a whole number > 0 (1000000 = $1)" },
       reason: { type: "string", value: "TEXT", description: "why (kept on the ledger entry and in the audit log; required)" },
     },

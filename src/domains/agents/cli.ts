@@ -3,24 +3,22 @@
  * instructions or keys' secrets) and one agent's runs (status, turns, cost, error; never input
  * or output).
  */
-import { type Command, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
+import { accountOption, type Command, type Group, locationOptions, requireAccount, UsageError } from "../../cli/command.ts";
 import { getAccount } from "../accounts/index.ts";
 import { listRuns } from "./runs.ts";
-import { agentsOf } from "./service.ts";
-import { agentRow } from "./store.ts";
+import { agentRow, liveAgents } from "./store.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
 
 const list: Command = {
   name: "agents list",
   summary: "An account's hosted agents: model, tools, gate, hook, triggers, caps",
-  options: { ...locationOptions, json, account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" } },
+  options: { ...locationOptions, json, account: accountOption },
   run: ({ values }, host) => {
-    const accountId = str(values.account);
-    if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
+    const accountId = requireAccount(values);
     return host.withContext(values, (ctx) => {
       getAccount(ctx, accountId);
-      const agents = agentsOf(ctx, accountId).map((a) => ({
+      const agents = liveAgents(ctx, accountId).map((a) => ({
         id: a.id,
         name: a.name,
         model: a.model,

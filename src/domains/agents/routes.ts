@@ -28,7 +28,7 @@ import { listMessages, sendMessage } from "./mailbox.ts";
 import * as M from "./models.ts";
 import { getRun, listRuns, runView } from "./runs.ts";
 import { createAgent, deleteAgent, gateAgent, listAgents, setTriggers, triggerAgent } from "./service.ts";
-import { ownAgent, ownAgentWithHistory } from "./store.ts";
+import { ownAgentWithHistory } from "./store.ts";
 
 const tags = ["agents"];
 const session = [{ session: [] }];
@@ -145,10 +145,8 @@ export function agentRoutes(ctx: Context) {
     )
     .get(
       "/:id/messages",
-      ({ principal, params, query }) => {
-        const agent = ownAgent(ctx, principal.accountId, params.id);
-        return namedList("messages", listMessages(ctx, principal.accountId, agent.id, { consume: query.consume === "true", unreadOnly: query.unread_only === "true" }), { agent_id: agent.id });
-      },
+      ({ principal, params, query }) =>
+        namedList("messages", listMessages(ctx, principal.accountId, params.id, { consume: query.consume === "true", unreadOnly: query.unread_only === "true" }), { agent_id: params.id }),
       { params: M.AgentParams, query: M.MessagesQuery, response: { 200: M.MessageList }, ...doc("An agent's mailbox in delivery order, at most 100: with unread_only the oldest unread, else the newest", [{ apiKey: [] }]) },
     );
 

@@ -24,7 +24,7 @@ import { delegateKey, getKeyRow, keyInForce, keyNotFound, mintKey, revokeKey, ty
 import { mcpServerUsable, svcToolScopes } from "../mcp/index.ts";
 import { dispatchMailbox } from "./mailbox.ts";
 import { cancelQueuedRuns, queueRun, type RunRow } from "./runs.ts";
-import { type AgentRow, type AgentView, agentView, instructionsAad, liveAgentCount, liveAgents, ownAgent, touch } from "./store.ts";
+import { type AgentView, agentView, instructionsAad, liveAgentCount, liveAgents, ownAgent, touch } from "./store.ts";
 import { SEND_MESSAGE } from "./tools.ts";
 
 /** Spec §8: hosted agents, at most 20 per account. */
@@ -161,6 +161,3 @@ export function triggerAgent(ctx: Context, accountId: string, id: string, input:
   if (row.enabled !== 1) throw conflict("agent_disabled", "the agent is gated off; POST /v1/agents/:id/gate {\"enabled\": true} turns it on");
   return queueRun(ctx, row, "manual", input);
 }
-
-/** For operators (svc agents list). */
-export const agentsOf = (ctx: Context, accountId: string): AgentRow[] => liveAgents(ctx, accountId);

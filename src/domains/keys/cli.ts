@@ -8,7 +8,7 @@ import { parseScopes } from "./scopes.ts";
 import { listKeys, mintKey, revokeKey } from "./service.ts";
 import { getKeyRow } from "./store.ts";
 import { rotateSigner } from "../receipts/index.ts";
-import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
+import { accountOption, type Command, CommandFailed, type Group, locationOptions, requireAccount, str, UsageError } from "../../cli/command.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
 
@@ -24,8 +24,7 @@ const mint: Command = {
     cap: { type: "string", value: "USD", description: "monthly spend cap in dollars, e.g. 25 or 0.50" },
   },
   run: ({ values }, host) => {
-    const accountId = str(values.account);
-    if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
+    const accountId = requireAccount(values);
     let cap: number | null = null;
     const capText = str(values.cap);
     if (capText !== undefined) {
@@ -57,10 +56,9 @@ const mint: Command = {
 const list: Command = {
   name: "keys list",
   summary: "An account's keys, with this month's spend",
-  options: { ...locationOptions, json, account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" }, all: { type: "boolean", description: "include revoked keys" } },
+  options: { ...locationOptions, json, account: accountOption, all: { type: "boolean", description: "include revoked keys" } },
   run: ({ values }, host) => {
-    const accountId = str(values.account);
-    if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
+    const accountId = requireAccount(values);
     return host.withContext(values, (ctx) => {
       getAccount(ctx, accountId);
       const keys = listKeys(ctx, accountId, Boolean(values.all));

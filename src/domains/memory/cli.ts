@@ -2,18 +2,12 @@
  * svc memory list|stats: operators looking at an account's memory collections. Neither shows
  * document text.
  */
-import { type Command, type Group, locationOptions, type Parsed, str, UsageError } from "../../cli/command.ts";
+import { accountOption, type Command, type Group, locationOptions, requireAccount } from "../../cli/command.ts";
 import { getAccount } from "../accounts/index.ts";
 import { getCollectionView, memoryUsage } from "./service.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
-const account = { type: "string", value: "ACCOUNT_ID", description: "the account (required)" } as const;
-
-const requireAccount = (values: Parsed["values"]): string => {
-  const id = str(values.account);
-  if (!id) throw new UsageError("--account ACCOUNT_ID is required");
-  return id;
-};
+const account = accountOption;
 
 const list: Command = {
   name: "memory list",

@@ -3,19 +3,13 @@
  * and sizes (never values); get opens one value, and is recorded in the audit log because it
  * reads what the account sealed.
  */
-import { type Command, type Group, locationOptions, type Parsed, str, UsageError } from "../../cli/command.ts";
+import { accountOption, type Command, type Group, locationOptions, requireAccount, str, UsageError } from "../../cli/command.ts";
 import { getAccount } from "../accounts/index.ts";
 import { DEFAULT_NAMESPACE, MAX_KEYS_LISTED } from "./limits.ts";
 import { getState, listStateKeyInfo, stateUsage } from "./service.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
-const account = { type: "string", value: "ACCOUNT_ID", description: "the account (required)" } as const;
-
-const requireAccount = (values: Parsed["values"]): string => {
-  const id = str(values.account);
-  if (!id) throw new UsageError("--account ACCOUNT_ID is required");
-  return id;
-};
+const account = accountOption;
 
 const list: Command = {
   name: "state list",

@@ -8,7 +8,7 @@ import { replayMissed } from "./replay.ts";
 import { enableWebhook, listDeliveries, listWebhooks, revokeWebhook } from "./service.ts";
 import { getWebhookRow, type WebhookRow } from "./store.ts";
 import type { Context } from "../../context.ts";
-import { type Command, CommandFailed, type Group, locationOptions, str, UsageError } from "../../cli/command.ts";
+import { accountOption, type Command, CommandFailed, type Group, locationOptions, requireAccount, str, UsageError } from "../../cli/command.ts";
 
 const json = { type: "boolean", description: "print JSON" } as const;
 const webhookArg = { args: "WEBHOOK_ID", positionals: { min: 1, max: 1 } };
@@ -33,10 +33,9 @@ export function parseSince(text: string, now: number): number {
 const list: Command = {
   name: "webhooks list",
   summary: "An account's webhooks and their state",
-  options: { ...locationOptions, json, account: { type: "string", value: "ACCOUNT_ID", description: "the account (required)" } },
+  options: { ...locationOptions, json, account: accountOption },
   run: ({ values }, host) => {
-    const accountId = str(values.account);
-    if (!accountId) throw new UsageError("--account ACCOUNT_ID is required");
+    const accountId = requireAccount(values);
     return host.withContext(values, (ctx) => {
       getAccount(ctx, accountId);
       const hooks = listWebhooks(ctx, accountId);
