@@ -65,6 +65,8 @@ interface Step {
 class RunLog {
   private seq = 0;
   turns = 0;
+  /** What the run's receipts add up to (the budget's measure), as of the last step. */
+  spent = 0;
 
   constructor(
     private readonly ctx: Context,
@@ -75,12 +77,9 @@ class RunLog {
     this.ctx.db
       .query("INSERT INTO agent_run_steps (run_id, seq, kind, name, status, cost_micro_usd, receipt_id, duration_ms, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .run(this.run.id, this.seq++, s.kind, s.name, s.status, s.cost, s.receiptId, Math.round(s.durationMs), this.ctx.clock.now());
-    this.ctx.db.query("UPDATE agent_runs SET turns = ?, cost_micro_usd = ? WHERE id = ?").run(this.turns, this.spent(), this.run.id);
-  }
-
-  /** What the run's receipts add up to (the budget's measure). */
-  spent(): number {
-    return runTotals(this.ctx, this.run.account_id, this.run.id)?.cost ?? 0;
+    // Every receipted call of the run is a step, so the total read here stays current until the next one.
+    this.spent = runTotals(this.ctx, this.run.account_id, this.run.id)?.cost ?? 0;
+    this.ctx.db.query("UPDATE agent_runs SET turns = ?, cost_micro_usd = ? WHERE id = ?").run(this.turns, this.spent, this.run.id);
   }
 }
 
@@ -155,7 +154,7 @@ async function loop(ctx: Context, agent: AgentRow, principal: ApiKeyPrincipal, l
   const budget = agent.budget_micro_usd_per_run;
   const checkBudget = () => {
     if (budget === null) return;
-    const spent = log.spent();
+    const spent = log.spent;
     if (spent >= budget) throw new RunStop("budget_exhausted", `the run spent ${spent} micro-USD, reaching its budget of ${budget}`);
   };
 
