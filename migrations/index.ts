@@ -24,6 +24,8 @@ import m0017 from "./0017_state_memory.sql" with { type: "text" };
 import m0018 from "./0018_mcp.sql" with { type: "text" };
 import m0019 from "./0019_oauth.sql" with { type: "text" };
 import m0020 from "./0020_agents.sql" with { type: "text" };
+import m0021 from "./0021_files.sql" with { type: "text" };
+import m0022 from "./0022_batches.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -53,4 +55,6 @@ export const migrations: Migration[] = [
   { version: 18, name: "0018_mcp", sql: m0018 },
   { version: 19, name: "0019_oauth", sql: m0019 },
   { version: 20, name: "0020_agents", sql: m0020 },
+  { version: 21, name: "0021_files", sql: m0021 },
+  { version: 22, name: "0022_batches", sql: m0022 },
 ];

@@ -25,6 +25,7 @@ export function buildApp(ctx: Context): AnyElysia {
   // Built from the mounted routes on first use (the routes are mounted below).
   let methods: MethodsOf | undefined;
   let kinds: Map<string, BodyKind> | undefined;
+  const routeLimits = new Map(enabledModules(modules, ctx.config).flatMap((m) => Object.entries(m.bodyLimits?.(ctx) ?? {})));
   const app: AnyElysia = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
       started.set(request, performance.now());
@@ -32,6 +33,7 @@ export function buildApp(ctx: Context): AnyElysia {
     // The operator's denylist (admin) is checked on every body before any handler sees it.
     .onParse({ as: "global" }, bodyHook({
         maxBytes: ctx.config.max_body_bytes,
+        routeLimits,
         maxJsonDepth: ctx.config.max_json_depth,
         maxJsonElements: ctx.config.max_json_elements,
         isDenied: (sha) => isDenied(ctx, sha),

@@ -38,6 +38,11 @@ export interface AreaModule {
    * feature not configured) is unmounted: 404, and absent from the OpenAPI document.
    */
   routes?(ctx: Context): AnyElysia[];
+  /**
+   * Request bodies larger than max_body_bytes that some of the area's routes take, by
+   * "METHOD /path" (exact path): file uploads. Every other route keeps the global limit.
+   */
+  bodyLimits?(ctx: Context): Record<string, number>;
   /** Job handlers and recurring jobs; `svc serve` registers them before the scheduler starts. */
   jobs?(ctx: Context): void;
   /** `svc serve` only: start runs before the server listens (list order), stop after the scheduler has stopped (reverse order). */

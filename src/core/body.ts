@@ -14,6 +14,8 @@ import { ApiError, payloadTooLarge } from "./errors.ts";
 
 export interface BodyPolicy {
   maxBytes: number;
+  /** Larger limits for particular routes, by "METHOD /path". */
+  routeLimits?: ReadonlyMap<string, number>;
   /** Deepest nesting of arrays and objects a JSON body may have. */
   maxJsonDepth: number;
   /** Most values (array elements, object members, scalars) a JSON body may hold. */
@@ -144,10 +146,12 @@ export async function parseBytes(bytes: Uint8Array, contentType: string, limits?
 /** The app-wide body hook (Elysia onParse): returns the parsed body, or undefined for none. */
 export function bodyHook(policy: BodyPolicy) {
   return async ({ request, contentType }: { request: Request; contentType: string }): Promise<unknown> => {
-    const bytes = await readLimited(request, policy.maxBytes);
+    const limit = policy.routeLimits?.size ? (policy.routeLimits.get(`${request.method} ${new URL(request.url).pathname}`) ?? policy.maxBytes) : policy.maxBytes;
+    const bytes = await readLimited(request, limit);
     if (bytes.byteLength === 0) return undefined;
     if (policy.isDenied(createHash("sha256").update(bytes).digest("hex"))) throw payloadDenied();
     rawBodies.set(request, bytes);
-    return parseBytes(bytes, contentType ?? "", { maxDepth: policy.maxJsonDepth, maxElements: policy.maxJsonElements });
+    // The full header: Elysia's contentType may leave out parameters (a multipart boundary).
+    return parseBytes(bytes, request.headers.get("content-type") ?? contentType ?? "", { maxDepth: policy.maxJsonDepth, maxElements: policy.maxJsonElements });
   };
 }

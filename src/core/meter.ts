@@ -195,9 +195,17 @@ export class Meter {
     return this.outcome(await this.tx.grouped(() => this.decide(input)));
   }
 
-  /** settle, group-committed (Transactions.grouped). */
-  settleGrouped(r: Reservation, cost: MicroUsd, details: { units?: Record<string, unknown>; status?: string } = {}): Promise<Settlement> {
-    return this.tx.grouped(() => this.settle(r, cost, details));
+  /**
+   * settle, group-committed (Transactions.grouped). `within` runs in the settle's own
+   * transaction, after it: a caller's record of the charge (a batch line's result) commits with
+   * the charge or not at all.
+   */
+  settleGrouped(r: Reservation, cost: MicroUsd, details: { units?: Record<string, unknown>; status?: string } = {}, within?: (s: Settlement) => void): Promise<Settlement> {
+    return this.tx.grouped(() => {
+      const settlement = this.settle(r, cost, details);
+      within?.(settlement);
+      return settlement;
+    });
   }
 
   /** release, group-committed (Transactions.grouped). */

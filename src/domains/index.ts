@@ -13,10 +13,12 @@ import { adminModule } from "./admin/module.ts";
 import { agentsModule } from "./agents/module.ts";
 import { anchorsModule } from "./anchors/module.ts";
 import { authModule } from "./auth/module.ts";
+import { batchesModule } from "./batches/module.ts";
 import { backupModule } from "./backup/module.ts";
 import { billingModule } from "./billing/module.ts";
 import { creditModule } from "./credit/module.ts";
 import { explorerModule } from "./explorer/module.ts";
+import { filesModule } from "./files/module.ts";
 import { ghostsModule } from "./ghosts/module.ts";
 import { inferenceModule } from "./inference/module.ts";
 import { keysModule } from "./keys/module.ts";
@@ -55,6 +57,8 @@ export const modules: readonly AreaModule[] = [
   receiptsModule,
   webhooksModule,
   inferenceModule,
+  filesModule,
+  batchesModule,
   sandboxesModule,
   nodesModule,
   stateModule,

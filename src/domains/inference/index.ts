@@ -8,3 +8,5 @@ export { PRIVACY_TIERS, type PrivacyTier } from "./config.ts";
 export { checkEmbeddingModel, embedMetered, type MeteredEmbeddingRequest, type MeteredEmbeddings } from "./embed.ts";
 /** One chat completion through the same pipeline as POST /v1/chat/completions (the MCP chat tool). */
 export { checkChatModel, serveChatCompletion } from "./chat-service.ts";
+/** A batch line through the same pipeline as its route (the batches area). */
+export { BATCH_ENDPOINTS, type BatchLineResult, completeBatchLine, retryableLineError } from "./batch-line.ts";

@@ -45,6 +45,8 @@ export interface InferenceRequest {
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   headers: Record<string, string | undefined>;
+  /** The batch this call is a line of: named on its receipt. */
+  batchId?: string;
 }
 
 /** One call, decided: what is sent where, reserved how much. */
@@ -59,6 +61,7 @@ export interface PreparedCall {
   amount: number;
   /** The upstream call for providers[0], built while preparing (so a request it cannot express is refused before the reservation). */
   firstPlan?: UpstreamPlan;
+  batchId?: string;
 }
 
 /** The provider that answered, its answer, and the providers skipped before it. */
@@ -130,7 +133,7 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
   };
   // Translating for the first provider here refuses a request it cannot express (a 400) before anything is reserved.
   const firstPlan = dialect.upstream(providers[0]!, call);
-  return { dialect, call, providers, options, tier, scrubbed, amount: estimate.amount, firstPlan };
+  return { dialect, call, providers, options, tier, scrubbed, amount: estimate.amount, firstPlan, batchId: req.batchId };
 }
 
 /**
@@ -194,6 +197,7 @@ function receiptUnits(p: PreparedCall, answered: Answered, usage: TokenUsage): R
     cached_input_tokens: usage.cached_input_tokens ?? 0,
     api: p.dialect.api,
     stream: p.call.stream,
+    ...(p.batchId ? { batch_id: p.batchId } : {}),
     ...(p.scrubbed !== null ? { scrubbed: p.scrubbed } : {}),
     attestations: { routing, ...(p.options.context ? { context: contextReceiptGroup(p.options.context) } : {}) },
   };
@@ -264,10 +268,10 @@ async function releaseFailed(ctx: Context, reservation: Reservation): Promise<vo
   );
 }
 
-/** Settles a completed, non-streamed call on the usage its reply reported. */
-function settleReply(ctx: Context, p: PreparedCall, reservation: Reservation, answered: Answered, reply: Reply): Promise<Settlement> {
+/** Settles a completed, non-streamed call on the usage its reply reported (`within`: the caller's record, in the settle's transaction). */
+function settleReply(ctx: Context, p: PreparedCall, reservation: Reservation, answered: Answered, reply: Reply, within?: (s: Settlement, usage: TokenUsage) => void): Promise<Settlement> {
   const usage = billedUsage(reply.usage, reply.produced, p.call.promptTokens, true);
-  return ctx.meter.settleGrouped(reservation, ...charge(p, answered, usage, "succeeded"));
+  return ctx.meter.settleGrouped(reservation, ...charge(p, answered, usage, "succeeded"), within && ((s) => within(s, usage)));
 }
 
 /** The whole call for one route: the Response to send (an error is thrown as an ApiError). */
@@ -298,7 +302,8 @@ export async function completeCall<T>(
   ctx: Context,
   dialect: Dialect,
   req: InferenceRequest,
-  accept: (json: Json, provider: string) => T,
+  accept: (json: Json, provider: string, reply: Reply) => T,
+  within?: (settlement: Settlement, value: T, usage: TokenUsage) => void,
 ): Promise<{ value: T; settlement: Settlement; reservation: Reservation; usage: TokenUsage }> {
   const p = prepare(ctx, dialect, req);
   if (p.call.stream) throw invalidField("stream", "is not supported here");
@@ -309,11 +314,11 @@ export async function completeCall<T>(
   try {
     answered = await callWithFallback(ctx, p, req.signal);
     reply = readReply(p, answered);
-    value = accept(answered.reply!.json, answered.provider.name);
+    value = accept(answered.reply!.json, answered.provider.name, reply);
   } catch (err) {
     await releaseFailed(ctx, reservation);
     throw err;
   }
-  const settlement = await settleReply(ctx, p, reservation, answered, reply);
+  const settlement = await settleReply(ctx, p, reservation, answered, reply, within && ((s, usage) => within(s, value, usage)));
   return { value, settlement, reservation, usage: billedUsage(reply.usage, reply.produced, p.call.promptTokens, true) };
 }

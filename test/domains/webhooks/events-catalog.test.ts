@@ -17,6 +17,8 @@ import { accountWithSession, apiKeyFor } from "../../support/fixtures.ts";
 import { bearer, type Harness, makeHarness } from "../../support/harness.ts";
 import { type Receiver, startReceiver } from "../../support/receiver.ts";
 import { inertFleet } from "../../support/sandbox-harness.ts";
+import { startUpstream, type UpstreamStub } from "../../support/upstream.ts";
+import { UPSTREAM_KEY } from "../inference/inference-support.ts";
 
 const USD = 1_000_000;
 const TREASURY = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf";
@@ -39,10 +41,33 @@ interface CatalogueRow {
 }
 
 let chain: Devnet;
+let stub: UpstreamStub;
 let usdt: Address;
 let payer: Address;
 
 const post = (t: Tenant, path: string, body: unknown = {}) => t.h.json("POST", path, { headers: t.auth, body });
+
+/** A one-line chat batch through the routes, run by the batch runner until it ends. */
+async function runBatch(t: Tenant, model: string): Promise<void> {
+  t.h.ctx.ledger.credit(t.accountId, 10 * USD, { type: "deposit" });
+  const auth = bearer(apiKeyFor(t.h.ctx, t.accountId).token);
+  const form = new FormData();
+  form.append("purpose", "batch");
+  form.append("file", new File([JSON.stringify({ custom_id: "a", method: "POST", url: "/v1/chat/completions", body: { model, messages: [{ role: "user", content: "hi" }] } })], "in.jsonl"));
+  const file = await t.h.json("POST", "/v1/files", { headers: auth, raw: form });
+  const batch = await t.h.json("POST", "/v1/batches", { headers: auth, body: { input_file_id: file.body.id, endpoint: "/v1/chat/completions", completion_window: "24h" } });
+  t.h.ctx.batchRunner.start();
+  try {
+    for (let i = 0; i < 400; i++) {
+      const now = await t.h.json("GET", `/v1/batches/${batch.body.id}`, { headers: auth });
+      if (["completed", "failed"].includes(now.body.status)) return;
+      await Bun.sleep(10);
+    }
+    throw new Error("the batch did not end");
+  } finally {
+    await t.h.ctx.batchRunner.stop(1000);
+  }
+}
 
 /** Spec §6, row by row. */
 const SPEC_6: CatalogueRow[] = [
@@ -148,8 +173,9 @@ const SPEC_6: CatalogueRow[] = [
   { type: "vault_distribution", feature: "vault", ships: false, route: "GET /v1/vault/distributions" },
   { type: "vault_attestation", feature: "vault", ships: false, route: "GET /v1/vault/assets/{id}/attestations" },
   { type: "service_called", feature: "services marketplace", ships: false, route: "POST /v1/services/{slug}/invoke" },
-  { type: "batch_completed", feature: "batches", ships: false, route: "POST /v1/batches" },
-  { type: "batch_failed", feature: "batches", ships: false, route: "POST /v1/batches" },
+  { type: "batch_completed", feature: "batches", ships: true, trigger: (t) => runBatch(t, "m-stub") },
+  // Every line names a model the catalogue does not have: no line succeeds, the batch fails (error_class model_not_found).
+  { type: "batch_failed", feature: "batches", ships: true, trigger: (t) => runBatch(t, "m-missing") },
   {
     type: "webhook_test",
     feature: "webhooks",
@@ -164,6 +190,7 @@ const SPEC_6: CatalogueRow[] = [
 ];
 
 beforeAll(async () => {
+  stub = startUpstream({ apiKey: UPSTREAM_KEY });
   chain = await startDevnet();
   payer = chain.accounts[1]!;
   usdt = await chain.deployToken();
@@ -184,9 +211,16 @@ describe("spec §6: the event catalogue", () => {
           c.sandboxes.local = false; // sandbox runs go to the test's fleet (inertFleet): no runner in this file
           c.billing.treasury = TREASURY;
           // A provider that never attests: only the confidential-tier refusal is exercised, nothing is sent to it.
+          // And the upstream stub, for batches.
           Object.assign(c, parseInferenceSection({
-            providers: [{ name: "plain", kind: "openai", base_url: "http://127.0.0.1:9/v1", timeout_secs: 1 }],
-            models: [{ id: "m-standard", provider: "plain", upstream: "m", input_micro_usd_per_mtok: 1, output_micro_usd_per_mtok: 1, max_output: 10 }],
+            providers: [
+              { name: "plain", kind: "openai", base_url: "http://127.0.0.1:9/v1", timeout_secs: 1 },
+              { name: "stub", kind: "openai", base_url: stub.openaiBaseUrl, api_key_env: "SVC_TEST_UPSTREAM_KEY", timeout_secs: 5 },
+            ],
+            models: [
+              { id: "m-standard", provider: "plain", upstream: "m", input_micro_usd_per_mtok: 1, output_micro_usd_per_mtok: 1, max_output: 10 },
+              { id: "m-stub", provider: "stub", upstream: "stub-gpt", input_micro_usd_per_mtok: 1, output_micro_usd_per_mtok: 1, max_output: 10 },
+            ],
           }));
           c.chains = [{ name: "devnet", chain_id: DEVNET_CHAIN_ID, rpc_url: chain.url, usdt, decimals: 6, confirmations: 1 }];
         },
