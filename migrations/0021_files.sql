@@ -21,7 +21,7 @@ CREATE TABLE files (
   -- why the content went early: batch_ended (an input file), or NULL.
   purge_reason       TEXT
 );
-CREATE INDEX files_account ON files (account_id, created_at DESC, id DESC);
+CREATE INDEX files_account ON files (account_id);
 CREATE INDEX files_expiry ON files (expires_at);
 
 CREATE TABLE file_lines (

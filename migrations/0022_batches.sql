@@ -41,7 +41,7 @@ CREATE TABLE batches (
   cancelled_at       INTEGER,
   expires_at         INTEGER NOT NULL
 );
-CREATE INDEX batches_account ON batches (account_id, created_at DESC, id DESC);
+CREATE INDEX batches_account ON batches (account_id);
 CREATE UNIQUE INDEX batches_input_file ON batches (input_file_id);
 
 CREATE TABLE batch_lines (

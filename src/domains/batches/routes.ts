@@ -24,7 +24,7 @@ export function batchRoutes(ctx: Context) {
     .use(guards.apiKey(ctx, "inference"))
     .post("", ({ principal, body }) => createBatch(ctx, principal.accountId, principal.keyId, { ...body, metadata: body.metadata as Record<string, string> | null | undefined }), {
       body: M.CreateBody,
-      response: { 200: M.Batch, ...errors(409) },
+      response: { 200: M.Batch, ...errors(404, 409) },
       ...doc(
         "Run an uploaded file's lines through inference, each line metered and receipted under this key",
         "400 names the field (an input file whose line names another endpoint: the line); 404 for a file this account does not have; 409 file_in_use (a file feeds one batch), batch_limit_reached.",

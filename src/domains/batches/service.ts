@@ -154,7 +154,7 @@ export interface ListResult {
 export function listBatches(ctx: Context, accountId: string, limit: number, afterId?: string): ListResult {
   const after = afterId ? ownBatchRow(ctx, accountId, afterId) : undefined;
   if (afterId && !after) throw invalidField("query.after", "names no batch of this account");
-  const rows = batchRows(ctx, accountId, limit + 1, after ?? undefined);
+  const rows = batchRows(ctx, accountId, limit + 1, after?.id);
   return { data: rows.slice(0, limit).map(batchView), has_more: rows.length > limit };
 }
 

@@ -144,7 +144,7 @@ export interface ListInput {
 export function listFiles(ctx: Context, accountId: string, q: ListInput): FileView[] {
   const after = q.after ? liveFile(ctx, accountId, q.after) : undefined;
   if (q.after && !after) throw invalidField("query.after", "names no file of this account (it may have expired)");
-  return listFileRows(ctx, accountId, { purpose: q.purpose, after: after ?? undefined, limit: q.limit, order: q.order }).map(fileView);
+  return listFileRows(ctx, accountId, { purpose: q.purpose, afterId: after?.id, limit: q.limit, order: q.order }).map(fileView);
 }
 
 /** DELETE /v1/files/:id: the row and its lines, at once. A file a running batch reads is 409 file_in_use. */

@@ -47,12 +47,13 @@ export function fileById(ctx: Context, id: string): FileRow | null {
 
 export interface ListQuery {
   purpose?: string;
-  /** Rows after this id in the listing's order (the OpenAI cursor). */
-  after?: FileRow;
+  /** Rows after this file in the listing's order (the OpenAI cursor). */
+  afterId?: string;
   limit: number;
   order: "asc" | "desc";
 }
 
+/** In creation order (rowid: even within one millisecond), newest first unless asked otherwise. */
 export function listFileRows(ctx: Context, accountId: string, q: ListQuery): FileRow[] {
   const where = ["account_id = ?", "expires_at > ?"];
   const args: (string | number)[] = [accountId, ctx.clock.now()];
@@ -60,12 +61,11 @@ export function listFileRows(ctx: Context, accountId: string, q: ListQuery): Fil
     where.push("purpose = ?");
     args.push(q.purpose);
   }
-  if (q.after) {
-    where.push(q.order === "desc" ? "(created_at, id) < (?, ?)" : "(created_at, id) > (?, ?)");
-    args.push(q.after.created_at, q.after.id);
+  if (q.afterId) {
+    where.push(`rowid ${q.order === "desc" ? "<" : ">"} (SELECT rowid FROM files WHERE id = ?)`);
+    args.push(q.afterId);
   }
-  const dir = q.order === "desc" ? "DESC" : "ASC";
-  return ctx.db.query<FileRow, (string | number)[]>(`SELECT ${COLUMNS} FROM files WHERE ${where.join(" AND ")} ORDER BY created_at ${dir}, id ${dir} LIMIT ?`).all(...args, q.limit);
+  return ctx.db.query<FileRow, (string | number)[]>(`SELECT ${COLUMNS} FROM files WHERE ${where.join(" AND ")} ORDER BY rowid ${q.order === "desc" ? "DESC" : "ASC"} LIMIT ?`).all(...args, q.limit);
 }
 
 /** Bytes of the account's live files whose content is still kept. */
