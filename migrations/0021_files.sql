@@ -9,7 +9,9 @@
 -- owner files: files, file_lines
 
 CREATE TABLE files (
-  id                 TEXT PRIMARY KEY,
+  -- Creation order for listings and their after= cursor (an INTEGER PRIMARY KEY survives VACUUM).
+  seq                INTEGER PRIMARY KEY,
+  id                 TEXT NOT NULL UNIQUE,
   account_id         TEXT NOT NULL REFERENCES accounts (id),
   purpose            TEXT NOT NULL CHECK (purpose IN ('batch', 'batch_output')),
   filename           TEXT NOT NULL,

@@ -8,7 +8,9 @@
 -- owner batches: batches, batch_lines
 
 CREATE TABLE batches (
-  id                 TEXT PRIMARY KEY,
+  -- Creation order for the listing and its after= cursor (an INTEGER PRIMARY KEY survives VACUUM).
+  seq                INTEGER PRIMARY KEY,
+  id                 TEXT NOT NULL UNIQUE,
   account_id         TEXT NOT NULL REFERENCES accounts (id),
   key_id             TEXT NOT NULL,
   input_file_id      TEXT NOT NULL,

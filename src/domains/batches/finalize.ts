@@ -53,14 +53,16 @@ function failUnstarted(ctx: Context, row: BatchRow): void {
   const message = NOT_RUN_MESSAGES[code] ?? `the batch stopped (${code}) before this line ran${row.error_message ? `: ${row.error_message}` : ""}`;
   for (let from = nextUnstarted(ctx, row.id); from <= row.total; ) {
     const page = fileLines(ctx, row.input_file_id, from, PAGE);
-    if (!page.length) break;
+    const to = page.length ? page[page.length - 1]!.lineNo : row.total;
+    const ids = new Map(page.map((l) => [l.lineNo, parseInputLine(l.text).custom_id]));
     ctx.tx.run(() => {
-      for (const l of page) {
-        writeOutputLine(ctx, row.error_file_id, l.lineNo, notRunLine(parseInputLine(l.text).custom_id, code, message));
-        finishLine(ctx, row.id, l.lineNo, { state: "failed", statusCode: null, errorType: code, receiptId: null, cost: 0 });
+      // A line whose text cannot be read any more still gets its place in the error file (custom_id null).
+      for (let no = from; no <= to; no++) {
+        writeOutputLine(ctx, row.error_file_id, no, notRunLine(ids.get(no) ?? null, code, message));
+        finishLine(ctx, row.id, no, { state: "failed", statusCode: null, errorType: code, receiptId: null, cost: 0 });
       }
     });
-    from = page[page.length - 1]!.lineNo + 1;
+    from = to + 1;
   }
 }
 

@@ -81,6 +81,6 @@ export function failedLine(customId: string, err: ApiError): string {
 }
 
 /** A line that never ran (or was cut off): no response. */
-export function notRunLine(customId: string, code: string, message: string): string {
+export function notRunLine(customId: string | null, code: string, message: string): string {
   return JSON.stringify({ id: lineId(), custom_id: customId, response: null, error: { code, message }, receipt_id: null, cost_micro_usd: 0 });
 }

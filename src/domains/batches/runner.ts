@@ -152,7 +152,7 @@ export class BatchRunner {
     if (!b.buffer.length) b.buffer = fileLines(this.ctx, b.row.input_file_id, b.next, PREFETCH);
     const line = b.buffer.shift();
     if (!line) {
-      // The content is gone (it cannot be deleted while the batch runs): nothing more to start.
+      // The content is gone (it is neither deleted nor purged while the batch runs): nothing more to start; finalizing accounts for the rest.
       b.next = b.row.total + 1;
       return null;
     }

@@ -57,14 +57,14 @@ export const batchRow = (ctx: Context, id: string): BatchRow | null => ctx.db.qu
 export const ownBatchRow = (ctx: Context, accountId: string, id: string): BatchRow | null =>
   ctx.db.query<BatchRow, [string, string]>("SELECT * FROM batches WHERE id = ? AND account_id = ?").get(id, accountId);
 
-/** Newest first (rowid: creation order, even within one millisecond); `after` continues below a batch of the previous page. */
+/** Newest first (seq: creation order, even within one millisecond); `after` continues below a batch of the previous page. */
 export function batchRows(ctx: Context, accountId: string, limit: number, afterId?: string): BatchRow[] {
   if (afterId) {
     return ctx.db
-      .query<BatchRow, [string, string, number]>("SELECT * FROM batches WHERE account_id = ? AND rowid < (SELECT rowid FROM batches WHERE id = ?) ORDER BY rowid DESC LIMIT ?")
+      .query<BatchRow, [string, string, number]>("SELECT * FROM batches WHERE account_id = ? AND seq < (SELECT seq FROM batches WHERE id = ?) ORDER BY seq DESC LIMIT ?")
       .all(accountId, afterId, limit);
   }
-  return ctx.db.query<BatchRow, [string, number]>("SELECT * FROM batches WHERE account_id = ? ORDER BY rowid DESC LIMIT ?").all(accountId, limit);
+  return ctx.db.query<BatchRow, [string, number]>("SELECT * FROM batches WHERE account_id = ? ORDER BY seq DESC LIMIT ?").all(accountId, limit);
 }
 
 const inList = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(", ");

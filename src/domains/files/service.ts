@@ -19,7 +19,7 @@ import { invalidFile, parseJsonl } from "./jsonl.ts";
 import {
   deleteFileRow,
   deleteLines,
-  expiredFileIds,
+  expiredFiles,
   type FileRow,
   fileById,
   insertFileRow,
@@ -85,7 +85,8 @@ function expirySecs(ctx: Context, input: UploadInput): number {
   const max = ctx.config.files.ttl_secs;
   if (input.expiresAfterAnchor !== undefined && input.expiresAfterAnchor !== "created_at") throw invalidField("expires_after.anchor", 'must be "created_at"');
   if (input.expiresAfterSecs === undefined) return max;
-  const n = Number(input.expiresAfterSecs);
+  const text = String(input.expiresAfterSecs);
+  const n = /^\d{1,12}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(n) || n < MIN_EXPIRY_SECS || n > max) throw invalidField("expires_after.seconds", `must be a whole number of seconds from ${MIN_EXPIRY_SECS} to ${max} (files.ttl_secs)`);
   return n;
 }
@@ -173,6 +174,9 @@ export function fileContent(ctx: Context, accountId: string, id: string): Respon
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
+      // Deleted, expired or destroyed mid-download: an error, not a short 200.
+      const now = fileById(ctx, row.id);
+      if (!now || now.expires_at <= ctx.clock.now() || now.content_purged_at !== null) return controller.error(new Error(`file ${row.id} went away during the download`));
       const page = readLines(ctx, row.id, next, PAGE_LINES);
       if (!page.length) return controller.close();
       next = page[page.length - 1]!.lineNo + 1;
@@ -228,16 +232,22 @@ export function purgeFileContent(ctx: Context, fileId: string, reason: string): 
   markPurged(ctx, fileId, reason);
 }
 
-/** The purge job: files past their expiry, row and lines, a bounded number per run. */
+/**
+ * The purge job: files past their expiry, row and lines, a bounded number per run. A file a
+ * running batch still reads is left to it (the routes already answer 404 for it); its content
+ * goes when the batch ends, and its row on the next run after that.
+ */
 export function purgeExpiredFiles(ctx: Context, limit = 200): number {
-  const ids = expiredFileIds(ctx, limit);
-  for (const id of ids) {
+  let purged = 0;
+  for (const row of expiredFiles(ctx, limit)) {
+    if (ctx.uploadPurposes.get(row.purpose)?.inUse?.(row.id)) continue;
     ctx.tx.run(() => {
-      deleteLines(ctx, id);
-      deleteFileRow(ctx, id);
+      deleteLines(ctx, row.id);
+      deleteFileRow(ctx, row.id);
     });
+    purged++;
   }
-  return ids.length;
+  return purged;
 }
 
 export { invalidFile };

@@ -53,7 +53,7 @@ export interface ListQuery {
   order: "asc" | "desc";
 }
 
-/** In creation order (rowid: even within one millisecond), newest first unless asked otherwise. */
+/** In creation order (seq: even within one millisecond), newest first unless asked otherwise. */
 export function listFileRows(ctx: Context, accountId: string, q: ListQuery): FileRow[] {
   const where = ["account_id = ?", "expires_at > ?"];
   const args: (string | number)[] = [accountId, ctx.clock.now()];
@@ -62,10 +62,10 @@ export function listFileRows(ctx: Context, accountId: string, q: ListQuery): Fil
     args.push(q.purpose);
   }
   if (q.afterId) {
-    where.push(`rowid ${q.order === "desc" ? "<" : ">"} (SELECT rowid FROM files WHERE id = ?)`);
+    where.push(`seq ${q.order === "desc" ? "<" : ">"} (SELECT seq FROM files WHERE id = ?)`);
     args.push(q.afterId);
   }
-  return ctx.db.query<FileRow, (string | number)[]>(`SELECT ${COLUMNS} FROM files WHERE ${where.join(" AND ")} ORDER BY rowid ${q.order === "desc" ? "DESC" : "ASC"} LIMIT ?`).all(...args, q.limit);
+  return ctx.db.query<FileRow, (string | number)[]>(`SELECT ${COLUMNS} FROM files WHERE ${where.join(" AND ")} ORDER BY seq ${q.order === "desc" ? "DESC" : "ASC"} LIMIT ?`).all(...args, q.limit);
 }
 
 /** Bytes of the account's live files whose content is still kept. */
@@ -101,10 +101,7 @@ export function deleteFileRow(ctx: Context, fileId: string): void {
   ctx.db.query("DELETE FROM files WHERE id = ?").run(fileId);
 }
 
-/** Ids of files past their expiry, oldest first. */
-export function expiredFileIds(ctx: Context, limit: number): string[] {
-  return ctx.db
-    .query<{ id: string }, [number, number]>("SELECT id FROM files WHERE expires_at <= ? ORDER BY expires_at LIMIT ?")
-    .all(ctx.clock.now(), limit)
-    .map((r) => r.id);
+/** Files past their expiry, oldest first. */
+export function expiredFiles(ctx: Context, limit: number): Pick<FileRow, "id" | "purpose">[] {
+  return ctx.db.query<Pick<FileRow, "id" | "purpose">, [number, number]>("SELECT id, purpose FROM files WHERE expires_at <= ? ORDER BY expires_at LIMIT ?").all(ctx.clock.now(), limit);
 }

@@ -6,11 +6,13 @@
  * that runs short under concurrency, and tenancy.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { toFile } from "openai";
+import { purgeExpiredFiles } from "../../../src/domains/files/service.ts";
 import { revokeKey } from "../../../src/domains/keys/index.ts";
 import { bearer } from "../../support/harness.ts";
 import { accountWithSession, apiKeyFor } from "../../support/fixtures.ts";
 import { type Gateway, USD, verifyReceipt } from "../inference/inference-support.ts";
-import { chatCalls, chatLine, fileJson, runBatch, startBatchGateway, uploadBatchFile, waitFor } from "./batches-support.ts";
+import { chatCalls, chatLine, fileJson, jsonl, runBatch, startBatchGateway, uploadBatchFile, waitFor } from "./batches-support.ts";
 
 const outboxOf = (g: Gateway, type: string) => g.h.ctx.outbox.since(0, 100_000).filter((e) => e.type === type && e.account_id === g.accountId);
 
@@ -209,6 +211,30 @@ describe("cancel and expiry", () => {
     ]);
     const event = outboxOf(g, "batch_failed").find((e) => e.payload.batch_id === created.id)!;
     expect([event.payload.status, event.payload.error_class]).toEqual(["expired", "batch_expired"]);
+  });
+});
+
+describe("an input file that expires mid-batch", () => {
+  test("is not purged while its batch reads it: every line still runs, then its content goes with the batch", async () => {
+    const g = await startBatchGateway();
+    try {
+      await g.h.ctx.batchRunner.stop(1000);
+      const file = await g.openai.files.create({ file: await toFile(Buffer.from(jsonl([chatLine(0), chatLine(1)])), "in.jsonl"), purpose: "batch", expires_after: { anchor: "created_at", seconds: 3600 } });
+      expect(file.expires_at).toBe(file.created_at + 3600);
+      const created = await g.openai.batches.create({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" });
+      const stored = () => g.h.ctx.db.query("SELECT count(*) AS n FROM file_lines WHERE file_id = ?").get(file.id) as { n: number };
+      g.h.clock.advance(3601_000);
+      purgeExpiredFiles(g.h.ctx); // (the scheduler's own purge run may come first: the same rule)
+      expect(stored().n).toBe(2);
+      g.h.ctx.batchRunner.start();
+      const done = await waitFor(g, created.id, ["completed"]);
+      expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+      purgeExpiredFiles(g.h.ctx);
+      expect(g.h.ctx.db.query("SELECT count(*) AS n FROM files WHERE id = ?").get(file.id)).toEqual({ n: 0 });
+      expect(stored().n).toBe(0);
+    } finally {
+      await g.stop();
+    }
   });
 });
 

@@ -123,6 +123,15 @@ describe("POST /v1/files, GET /v1/files/:id and …/content", () => {
     }
   });
 
+  test("content longer than one page (1201 lines) comes back whole and in order", async () => {
+    const { auth } = setup();
+    const text = jsonl(1201, "long");
+    const file = await uploadOk(auth, text);
+    expect(file.line_count).toBe(1201);
+    const content = await h.request("GET", `/v1/files/${file.id}/content`, { headers: auth });
+    expect(await content.text()).toBe(text);
+  });
+
   test("expires_after[seconds]=7200 gives expires_at = created_at + 7200", async () => {
     const { auth } = setup();
     const file = await uploadOk(auth, jsonl(1), { purpose: "batch", "expires_after[anchor]": "created_at", "expires_after[seconds]": "7200" });
@@ -280,6 +289,23 @@ describe("GET /v1/files", () => {
     const badLimit = await h.json("GET", "/v1/files?limit=0", { headers: auth });
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error.param).toBe("limit");
+  });
+
+  test("files uploaded within one millisecond still list in upload order and page without repeats", async () => {
+    const { auth } = setup();
+    const made: string[] = [];
+    for (let i = 0; i < 5; i++) made.push((await uploadOk(auth, jsonl(1, `same${i}`))).id);
+    expect(await listIds(auth)).toEqual([...made].reverse());
+    expect(await listIds(auth, "?order=asc")).toEqual(made);
+    const seen: string[] = [];
+    let after = "";
+    for (let page = 0; page < 10; page++) {
+      const ids = await listIds(auth, `?limit=2${after ? `&after=${after}` : ""}`);
+      if (!ids.length) break;
+      seen.push(...ids);
+      after = ids[ids.length - 1]!;
+    }
+    expect(seen).toEqual([...made].reverse());
   });
 });
 
