@@ -98,11 +98,6 @@ export class BatchRunner {
     this.pump();
   }
 
-  /** Lines in flight now (for tests and stats). */
-  get linesInFlight(): number {
-    return this.inFlight;
-  }
-
   private failInterrupted(): void {
     for (const line of runningLines(this.ctx)) {
       const row = batchRow(this.ctx, line.batch_id);

@@ -176,7 +176,8 @@ export function cancelBatch(ctx: Context, accountId: string, id: string): BatchV
 export function expireBatch(ctx: Context, id: string): void {
   ctx.tx.run(() => {
     const row = batchRow(ctx, id);
-    if (!row || !ACTIVE.includes(row.status) || row.status === "cancelling" || row.status === "finalizing" || row.stop_reason) return;
+    // Only a batch still starting lines; a cancelled or finalizing one ends as it is.
+    if (!row || (row.status !== "validating" && row.status !== "in_progress") || row.stop_reason) return;
     updateBatch(ctx, id, "stop_reason = 'batch_expired', error_message = ?", [`the batch did not finish within its ${row.completion_window} completion window`]);
     ctx.tx.afterCommit(() => ctx.batchRunner.wake(id));
   });

@@ -123,13 +123,3 @@ export const commonErrorType = (ctx: Context, batchId: string): string | null =>
   ctx.db
     .query<{ error_type: string }, [string]>("SELECT error_type FROM batch_lines WHERE batch_id = ? AND state = 'failed' AND error_type IS NOT NULL GROUP BY error_type ORDER BY count(*) DESC, error_type LIMIT 1")
     .get(batchId)?.error_type ?? null;
-
-export interface LineCost {
-  line_no: number;
-  state: string;
-  receipt_id: string | null;
-  cost_micro_usd: number;
-}
-
-export const lineCosts = (ctx: Context, batchId: string): LineCost[] =>
-  ctx.db.query<LineCost, [string]>("SELECT line_no, state, receipt_id, cost_micro_usd FROM batch_lines WHERE batch_id = ? ORDER BY line_no").all(batchId);

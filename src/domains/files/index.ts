@@ -5,5 +5,4 @@
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
 export { type LineChecker, LineError, registerUploadPurpose, type UploadPurpose } from "./purposes.ts";
-export { fileLines, inputFile, OUTPUT_PURPOSE, publishOutputFile, purgeFileContent, writeOutputLine } from "./service.ts";
-export type { FileRow } from "./store.ts";
+export { fileLines, inputFile, publishOutputFile, purgeFileContent, writeOutputLine } from "./service.ts";

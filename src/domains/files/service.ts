@@ -15,7 +15,7 @@ import { unixSecs } from "../../core/clock.ts";
 import { ApiError, invalidField, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Context } from "../../context.ts";
-import { invalidFile, parseJsonl } from "./jsonl.ts";
+import { parseJsonl } from "./jsonl.ts";
 import {
   deleteFileRow,
   deleteLines,
@@ -32,8 +32,8 @@ import {
   storedBytes,
 } from "./store.ts";
 
-export const OUTPUT_PURPOSE = "batch_output";
-export const MIN_EXPIRY_SECS = 3600;
+const OUTPUT_PURPOSE = "batch_output";
+const MIN_EXPIRY_SECS = 3600;
 
 export interface FileView {
   id: string;
@@ -207,10 +207,10 @@ export const writeOutputLine = (ctx: Context, fileId: string, lineNo: number, te
  * files.output_ttl_secs. Returns false (and creates nothing) when no line was written.
  */
 export function publishOutputFile(ctx: Context, input: { id: string; accountId: string; filename: string }): boolean {
+  if (fileById(ctx, input.id)) return true;
   const totals = lineTotals(ctx, input.id);
   if (!totals.lines) return false;
   const now = ctx.clock.now();
-  if (fileById(ctx, input.id)) return true;
   insertFileRow(ctx, {
     id: input.id,
     account_id: input.accountId,
@@ -249,5 +249,3 @@ export function purgeExpiredFiles(ctx: Context, limit = 200): number {
   }
   return purged;
 }
-
-export { invalidFile };
