@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import { AUTH_CLASS, bearerToken, credentialGuard, operatorTokenGuard, publicGuard } from "./core/auth.ts";
 import { ApiError, unauthorized } from "./core/errors.ts";
 import { sha256Hex } from "./core/secrets.ts";
-import { resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/index.ts";
+import { checkSessionCsrf, CSRF_HEADER, resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/index.ts";
 import { acceptPayment, paymentHeader, paymentResponseHeaders } from "./domains/billing/index.ts";
 import { API_KEY_PREFIX, type ApiKeyPrincipal, hasScope, missingScope, resolveApiKey, type Scope } from "./domains/keys/index.ts";
 import { NODE_KEY_PREFIX, resolveNodeKey } from "./domains/nodes/index.ts";
@@ -41,7 +41,7 @@ export const guards = {
   /** Bearer metrics token. Mount only when config.metrics.token_sha256 is set. */
   metrics: (ctx: Context) => operatorTokenGuard("metrics", ctx.config.metrics.token_sha256!),
 
-  /** Bearer sess_… or the svc_session cookie. */
+  /** Bearer sess_… or the svc_session cookie (writes by cookie carry X-CSRF-Token: auth/csrf.ts). */
   session: (ctx: Context) =>
     credentialGuard({
       kind: "session",
@@ -49,6 +49,7 @@ export const guards = {
       name: "a session token (sess_…)",
       cookie: SESSION_COOKIE,
       resolve: (sha) => resolveSession(ctx, sha),
+      cookieUsed: (principal, request, headers) => checkSessionCsrf(ctx, principal.sessionId, request.method, headers[CSRF_HEADER]),
     }),
 
   /** Bearer nk-svc_…: a fleet node (POST /v1/nodes/heartbeat). */

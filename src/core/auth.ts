@@ -89,6 +89,11 @@ export interface CredentialClass<P> {
   name: string;
   /** Cookie that may carry the secret instead of the header (sessions). */
   cookie?: string;
+  /**
+   * Called when the secret came from the cookie rather than the header: the browser sends a
+   * cookie on requests other sites make it send, so the class checks what it must (CSRF).
+   */
+  cookieUsed?(principal: P, request: Request, headers: Record<string, string | undefined>): void;
   /** Looks the secret's sha256 up; throws ApiError (401 unknown/revoked/expired, 403 suspended). */
   resolve(tokenSha256: string): P;
 }
@@ -97,15 +102,18 @@ export interface CredentialClass<P> {
 export function credentialGuard<P extends Principal>(cls: CredentialClass<P>) {
   return new Elysia().derive(
     { as: "scoped" },
-    tagged(({ headers, cookie }: { headers: Record<string, string | undefined>; cookie: Record<string, { value?: unknown } | undefined> }) => {
+    tagged(({ headers, cookie, request }: { headers: Record<string, string | undefined>; cookie: Record<string, { value?: unknown } | undefined>; request: Request }) => {
       let token = bearerToken(headers);
+      let fromCookie = false;
       if (token === null && cls.cookie) {
         const value = cookie[cls.cookie]?.value;
-        if (typeof value === "string" && value) token = value;
+        if (typeof value === "string" && value) [token, fromCookie] = [value, true];
       }
       if (token === null) throw unauthorized("missing_credentials", `this route needs Authorization: Bearer <${cls.name}>`);
       if (!token.startsWith(cls.prefix)) throw unauthorized("wrong_credential_class", `this route takes ${cls.name}; the request carried ${describe(token)}`);
-      return { principal: cls.resolve(sha256Hex(token)) };
+      const principal = cls.resolve(sha256Hex(token));
+      if (fromCookie) cls.cookieUsed?.(principal, request, headers);
+      return { principal };
     }, cls.kind),
   );
 }

@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import { errorHandler } from "../../src/core/error-handler.ts";
 import { silentLogger } from "../../src/core/log.ts";
 import { setSuspended } from "../../src/domains/accounts/service.ts";
+import { sessionCsrfToken } from "../../src/domains/auth/index.ts";
 import { guards } from "../../src/guards.ts";
 import { accountWithSession, apiKeyFor } from "../support/fixtures.ts";
 import { ADMIN_TOKEN, bearer, type Harness, makeHarness, METRICS_TOKEN } from "../support/harness.ts";
@@ -18,7 +19,7 @@ afterEach(() => h?.close());
 function probe(h: Harness) {
   const app = new Elysia()
     .onError({ as: "global" }, errorHandler(silentLogger))
-    .use(new Elysia().use(guards.session(h.ctx)).get("/session", ({ principal }) => principal))
+    .use(new Elysia().use(guards.session(h.ctx)).get("/session", ({ principal }) => principal).post("/session", ({ principal }) => principal))
     .use(new Elysia().use(guards.apiKey(h.ctx)).post("/key", ({ principal }) => principal))
     .use(new Elysia().use(guards.admin(h.ctx)).get("/admin", ({ principal }) => principal))
     .use(new Elysia().use(guards.metrics(h.ctx)).get("/metrics", ({ principal }) => principal))
@@ -30,6 +31,23 @@ function probe(h: Harness) {
 }
 
 describe("session class", () => {
+  test("a write carried by the cookie needs the session's X-CSRF-Token; a read or a Bearer write does not", async () => {
+    h = makeHarness();
+    const call = probe(h);
+    const { session } = accountWithSession(h.ctx);
+    const other = accountWithSession(h.ctx);
+    const cookie = { cookie: `svc_session=${session.token}` };
+    expect((await call("GET", "/session", cookie)).status).toBe(200);
+    expect((await call("POST", "/session", bearer(session.token))).status).toBe(200);
+    for (const csrf of [undefined, "", "x".repeat(43), sessionCsrfToken(h.ctx, other.session.id)]) {
+      const r = await call("POST", "/session", csrf === undefined ? cookie : { ...cookie, "x-csrf-token": csrf });
+      expect(r.status).toBe(403);
+      expect(r.body.error.type).toBe("csrf_refused");
+      expect(r.body.error.message).not.toContain(session.token);
+    }
+    expect((await call("POST", "/session", { ...cookie, "x-csrf-token": sessionCsrfToken(h.ctx, session.id) })).status).toBe(200);
+  });
+
   test("accepts a live session by header or cookie; refuses missing, malformed, foreign, expired, revoked and suspended", async () => {
     h = makeHarness({ admin: true, metrics: true });
     const call = probe(h);

@@ -16,7 +16,7 @@ import { toChecksumAddress } from "../../core/eip191.ts";
 import { invalidField } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
-import { resolveSession, SESSION_COOKIE } from "../auth/index.ts";
+import { resolveSession, SESSION_COOKIE, sessionCsrfToken } from "../auth/index.ts";
 import { SCOPES } from "../keys/index.ts";
 import { type AuthorizationRow, csrfToken, DEFAULT_SCOPES, GRANTABLE, pendingAuthorization } from "./authorize.ts";
 import { knownClient } from "./registration.ts";
@@ -69,7 +69,9 @@ const $ = (id) => document.getElementById(id);
 const data = JSON.parse($("consent-data").textContent);
 const status = (t) => { $("status").textContent = t; };
 async function post(path, body) {
-  const res = await fetch(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(body || {}) });
+  const headers = { "content-type": "application/json" };
+  if (data.session_csrf) headers["x-csrf-token"] = data.session_csrf;
+  const res = await fetch(path, { method: "POST", credentials: "same-origin", headers, body: JSON.stringify(body || {}) });
   const json = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error((json.error && json.error.message) || ("HTTP " + res.status));
   return json;
@@ -153,7 +155,7 @@ Resource: <code>${esc(row.resource)}</code><br>Requested scope: <code id="reques
   const body = `${intro}<div class="box"><p>The application gets an API key of your account, shown in your keys, that you can revoke at any time. It may:</p>${boxes}
 <label>Monthly spend cap in USD (optional) <input id="cap" inputmode="decimal" size="10" placeholder="no cap"></label></div>
 <button id="approve" type="button">Approve</button><button id="deny" type="button">Deny</button><p id="status" role="status"></p>
-<script type="application/json" id="consent-data">${JSON.stringify({ request_id: row.id, csrf_token: csrfToken(ctx, row.id, session.sessionId) }).replace(/</g, "\\u003c")}</script>`;
+<script type="application/json" id="consent-data">${JSON.stringify({ request_id: row.id, csrf_token: csrfToken(ctx, row.id, session.sessionId), session_csrf: sessionCsrfToken(ctx, session.sessionId) }).replace(/</g, "\\u003c")}</script>`;
   return { html: page(nonce, `Authorize ${name}`, body, SCRIPT), headers: headers(nonce) };
 }
 
