@@ -25,6 +25,12 @@ export const Statement = t.String({ pattern: "^[A-Za-z0-9_-]+$", description: "b
 
 export const Params = t.Object({ id: t.String({ minLength: 1, maxLength: 100 }) });
 
+export const ListQuery = t.Object({
+  kind: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "only receipts of this kind (inference, sandbox, …)" })),
+  limit: t.Optional(t.String({ description: "page size: a whole number from 1, default 20; above 100 is clamped to 100" })),
+  cursor: t.Optional(t.String({ description: "next_cursor of the previous page, for the same kind" })),
+});
+
 // ---- the signer --------------------------------------------------------------------------
 
 export const SignerView = t.Object(
@@ -140,6 +146,14 @@ export const Receipt = t.Object(
     share_url: Nullable(t.String({ description: "the public URL while shared" })),
     badge_url: Nullable(t.String({ description: "the SVG badge while shared" })),
     payload: ReceiptPayload,
+  },
+  closed,
+);
+
+export const ReceiptPage = t.Object(
+  {
+    receipts: t.Array(Receipt, { maxItems: 100, description: "newest first" }),
+    next_cursor: t.Union([t.String(), t.Null()], { description: "pass as ?cursor= for the next page; null on the last" }),
   },
   closed,
 );

@@ -8,11 +8,12 @@
  * test/domains/receipts/receipts.test.ts holds it to that.
  */
 import { Elysia, t } from "elysia";
+import { parseLimit } from "../../core/envelopes.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { renderBadge } from "./badge.ts";
 import * as M from "./models.ts";
-import { getReceipt, getSharedReceipt, shareReceipt, sharedRow, unshareReceipt, verifyStored } from "./service.ts";
+import { getReceipt, getSharedReceipt, listReceipts, RECEIPTS_LIMIT, shareReceipt, sharedRow, unshareReceipt, verifyStored } from "./service.ts";
 import { currentSigner, listSigners, signerView } from "./signers.ts";
 import { verifyReceipt } from "./verify.ts";
 
@@ -82,6 +83,11 @@ export function receiptRoutes(ctx: Context) {
 
   const owned = new Elysia({ prefix: "/v1/receipts" })
     .use(guards.session(ctx))
+    .get("", ({ principal, query }) => listReceipts(ctx, principal.accountId, { limit: parseLimit(query.limit, RECEIPTS_LIMIT), cursor: query.cursor, kind: query.kind }), {
+      query: M.ListQuery,
+      response: { 200: M.ReceiptPage },
+      detail: { summary: "The account's receipts, newest first (paged by next_cursor)", tags, security: session },
+    })
     .get("/:id", ({ principal, params }) => getReceipt(ctx, principal.accountId, params.id), {
       params: M.Params,
       response: { 200: M.Receipt },

@@ -5,6 +5,7 @@
  * all answer the same 404 (spec §5 rule 7, §7).
  */
 import { isoTime } from "../../core/clock.ts";
+import { invalidCursor } from "../../core/cursor.ts";
 import { notFound } from "../../core/errors.ts";
 import type { Context } from "../../context.ts";
 import type { Static } from "elysia";
@@ -100,6 +101,32 @@ function ownerView(ctx: Context, row: ReceiptRow): ReceiptView {
     badge_url: shared ? badgeUrl(ctx, row.id) : null,
     payload: payloadOf(row),
   };
+}
+
+/** GET /v1/receipts page sizes. */
+export const RECEIPTS_LIMIT = { min: 1, max: 100, default: 20 } as const;
+
+/**
+ * The account's receipts, newest first, keyset-paged on seq (the cursor is MAC'd to the account
+ * and the kind filter, so a cursor of another list or tenant answers 400, never another page).
+ */
+export function listReceipts(ctx: Context, accountId: string, page: { limit: number; cursor?: string; kind?: string }): { receipts: ReceiptView[]; next_cursor: string | null } {
+  const scope = `receipts:${accountId}:${page.kind ?? ""}`;
+  const where = ["account_id = ?"];
+  const args: (string | number)[] = [accountId];
+  if (page.cursor !== undefined) {
+    const [seq, ...rest] = ctx.cursors.decode(scope, page.cursor);
+    if (typeof seq !== "number" || !Number.isSafeInteger(seq) || rest.length) throw invalidCursor();
+    where.push("seq < ?");
+    args.push(seq);
+  }
+  if (page.kind !== undefined) (where.push("kind = ?"), args.push(page.kind));
+  const rows = ctx.db
+    .query<ReceiptRow & { seq: number }, (string | number)[]>(`SELECT seq, ${COLUMNS} FROM receipts WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`)
+    .all(...args, page.limit + 1);
+  const more = rows.length > page.limit;
+  if (more) rows.length = page.limit;
+  return { receipts: rows.map((r) => ownerView(ctx, r)), next_cursor: more ? ctx.cursors.encode(scope, [rows[rows.length - 1]!.seq]) : null };
 }
 
 export function getReceipt(ctx: Context, accountId: string, id: string): ReceiptView {

@@ -484,3 +484,31 @@ describe("svc receipts verify (compiled binary)", () => {
     expect((await runSvc(["receipts", "verify", join(dir, "missing.json"), "--data-dir", dir])).code).toBe(1);
   });
 });
+
+describe("GET /v1/receipts (the owner's list)", () => {
+  test("newest first, paged by next_cursor, filtered by kind; another tenant's never listed; a foreign cursor answers 400", async () => {
+    h = makeHarness();
+    const me = owner();
+    const other = owner();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(settle(me.accountId, { kind: i % 2 ? "sandbox" : "inference", cost: 100 + i }).id);
+    settle(other.accountId);
+
+    const first = await h.json("GET", "/v1/receipts?limit=2", { headers: me.auth });
+    expect(first.status).toBe(200);
+    expect(first.body.receipts.map((r: { id: string }) => r.id)).toEqual([ids[4], ids[3]]);
+    expect(first.body.receipts[0].payload.cost_micro_usd).toBe(104);
+    const second = await h.json("GET", `/v1/receipts?limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`, { headers: me.auth });
+    expect(second.body.receipts.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
+    const last = await h.json("GET", `/v1/receipts?limit=2&cursor=${encodeURIComponent(second.body.next_cursor)}`, { headers: me.auth });
+    expect(last.body.receipts.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
+    expect(last.body.next_cursor).toBeNull();
+
+    const sandbox = await h.json("GET", "/v1/receipts?kind=sandbox", { headers: me.auth });
+    expect(sandbox.body.receipts.map((r: { id: string }) => r.id)).toEqual([ids[3], ids[1]]);
+    expect((await h.json("GET", `/v1/receipts?cursor=${encodeURIComponent(first.body.next_cursor)}`, { headers: other.auth })).status).toBe(400);
+    expect((await h.json("GET", `/v1/receipts?kind=sandbox&cursor=${encodeURIComponent(first.body.next_cursor)}`, { headers: me.auth })).status).toBe(400);
+    expect((await h.json("GET", "/v1/receipts?limit=0", { headers: me.auth })).body.error.param).toBe("limit");
+    expect((await h.json("GET", "/v1/receipts", { headers: other.auth })).body.receipts).toHaveLength(1);
+  });
+});
