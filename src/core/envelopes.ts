@@ -28,11 +28,11 @@ export interface LimitRule {
  * 400 naming the field; above the maximum → the maximum (spec §8 states ranges, and one
  * endpoint is called out as "not clamped", so the others clamp).
  */
-export function parseLimit(raw: string | number | undefined | null, rule: LimitRule): number {
+export function parseLimit(raw: string | number | undefined | null, rule: LimitRule, field = "limit"): number {
   if (raw === undefined || raw === null || raw === "") return rule.default;
   const text = String(raw);
-  if (!/^\d+$/.test(text)) throw invalidField("limit", `must be a whole number between ${rule.min} and ${rule.max}`);
+  if (!/^\d+$/.test(text)) throw invalidField(field, `must be a whole number between ${rule.min} and ${rule.max}`);
   const n = Number(text);
-  if (n < rule.min) throw invalidField("limit", `must be at least ${rule.min}`);
+  if (n < rule.min) throw invalidField(field, `must be at least ${rule.min}`);
   return Math.min(n, rule.max);
 }

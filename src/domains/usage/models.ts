@@ -14,7 +14,7 @@ import { Address, Signature, Statement } from "../receipts/index.ts";
 import { CSV_COLUMNS } from "./csv.ts";
 import { EVENTS_LIMIT } from "./events.ts";
 import { INSTANT_PATTERN, TIME_ERROR } from "./period.ts";
-import { DAILY_BUCKETS, RECENT_EVENTS } from "./summary.ts";
+import { DAILY_BUCKETS, DAYS_LIMIT, RECENT_EVENTS } from "./summary.ts";
 
 const closed = { additionalProperties: false } as const;
 const Time = t.String({ format: "date-time" });
@@ -39,12 +39,16 @@ export const Event = t.Object(
 export const Spend = t.Object({ cost_micro_usd: MicroUsd(), events: Int({ minimum: 0 }) }, closed);
 const ByKind = t.Record(t.String(), Spend, { description: "per usage kind" });
 
+export const SummaryQuery = t.Object({
+  days: t.Optional(t.String({ description: `UTC days to bucket, today included: a whole number from ${DAYS_LIMIT.min}, default ${DAILY_BUCKETS}; above ${DAYS_LIMIT.max} is clamped to ${DAYS_LIMIT.max}` })),
+});
+
 export const Summary = t.Object(
   {
     recent: t.Array(Event, { maxItems: RECENT_EVENTS }),
     daily: t.Array(t.Object({ date: Day, cost_micro_usd: MicroUsd(), events: Int({ minimum: 0 }), by_kind: ByKind }, closed), {
-      minItems: DAILY_BUCKETS,
-      maxItems: DAILY_BUCKETS,
+      minItems: DAYS_LIMIT.min,
+      maxItems: DAYS_LIMIT.max,
       description: "UTC days, oldest first; the last is today so far",
     }),
     totals: t.Object({ from: Day, to: Day, days: Int(), cost_micro_usd: MicroUsd(), events: Int({ minimum: 0 }), by_kind: ByKind }, closed),

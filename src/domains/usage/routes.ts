@@ -14,7 +14,7 @@ import * as M from "./models.ts";
 import { closedPeriod, instant, orderedPeriod } from "./period.ts";
 import { usageStatement } from "./statement.ts";
 import { parseLastEventId, type StreamOptions, usageStream } from "./stream.ts";
-import { usageSummary } from "./summary.ts";
+import { DAYS_LIMIT, usageSummary } from "./summary.ts";
 
 const tags = ["usage"];
 const security = [{ session: [] }];
@@ -36,9 +36,10 @@ function eventFilters(q: typeof M.EventsQuery.static): EventFilters {
 export function usageRoutes(ctx: Context, streamOptions: StreamOptions = {}) {
   return new Elysia({ prefix: "/v1/usage" })
     .use(guards.session(ctx))
-    .get("", ({ principal }) => usageSummary(ctx, principal.accountId), {
+    .get("", ({ principal, query }) => usageSummary(ctx, principal.accountId, parseLimit(query.days, DAYS_LIMIT, "days")), {
+      query: M.SummaryQuery,
       response: { 200: M.Summary },
-      detail: { summary: "Usage at a glance: the 25 most recent events and 14 UTC daily buckets", tags, security },
+      detail: { summary: "Usage at a glance: the 25 most recent events and UTC daily buckets (14, or ?days= 1 to 90)", tags, security },
     })
     .get(
       "/events",

@@ -1,6 +1,6 @@
 /**
  * GET /v1/usage: the account's usage at a glance (spec §8: 25 recent events + 14 daily
- * buckets). Days are UTC calendar days, the last one being today (so far); a day without
+ * buckets by default; ?days= asks for 1 to 90). Days are UTC calendar days, the last one being today (so far); a day without
  * usage is still listed, with zeros, so a chart needs no gap filling.
  */
 import { EVENT_COLUMNS, eventView, type UsageEventRow, type UsageEventView } from "./events.ts";
@@ -8,6 +8,8 @@ import type { Context } from "../../context.ts";
 
 export const RECENT_EVENTS = 25;
 export const DAILY_BUCKETS = 14;
+/** ?days= bounds: the console's 30-day chart asks for more than the default. */
+export const DAYS_LIMIT = { min: 1, max: 90, default: DAILY_BUCKETS } as const;
 const DAY_MS = 86_400_000;
 
 export interface Spend {
@@ -36,10 +38,10 @@ export function addSpend(into: SpendByKind, kind: string, cost: number, events: 
   line.events += events;
 }
 
-export function usageSummary(ctx: Context, accountId: string): UsageSummary {
+export function usageSummary(ctx: Context, accountId: string, days: number = DAILY_BUCKETS): UsageSummary {
   const now = ctx.clock.now();
   const today = Math.floor(now / DAY_MS) * DAY_MS;
-  const start = today - (DAILY_BUCKETS - 1) * DAY_MS;
+  const start = today - (days - 1) * DAY_MS;
   const end = today + DAY_MS;
   const recent = ctx.db
     .query<UsageEventRow, [string, number]>(`SELECT ${EVENT_COLUMNS} FROM usage_events WHERE account_id = ? ORDER BY seq DESC LIMIT ?`)
@@ -52,11 +54,11 @@ export function usageSummary(ctx: Context, accountId: string): UsageSummary {
        GROUP BY day, kind ORDER BY day, kind`,
     )
     .all(start, accountId, end);
-  const daily = Array.from({ length: DAILY_BUCKETS }, (_, i) => ({ date: new Date(start + i * DAY_MS).toISOString().slice(0, 10), ...empty() }));
+  const daily = Array.from({ length: days }, (_, i) => ({ date: new Date(start + i * DAY_MS).toISOString().slice(0, 10), ...empty() }));
   const totals = empty();
   for (const g of groups) {
     addSpend(daily[g.day]!, g.kind, g.cost, g.events);
     addSpend(totals, g.kind, g.cost, g.events);
   }
-  return { recent, daily, totals: { from: daily[0]!.date, to: daily[DAILY_BUCKETS - 1]!.date, days: DAILY_BUCKETS, ...totals } };
+  return { recent, daily, totals: { from: daily[0]!.date, to: daily[days - 1]!.date, days, ...totals } };
 }

@@ -83,6 +83,17 @@ describe("GET /v1/usage", () => {
       by_kind: { inference: { cost_micro_usd: 300, events: 21 }, mcp_call: { cost_micro_usd: 100, events: 10 }, sandbox: { cost_micro_usd: 50, events: 1 } },
     });
     expect(JSON.stringify(r.body)).not.toContain("999999");
+
+    // ?days= widens the window (the console's 30-day chart): the event 20 days ago is in it now.
+    const month = await get("/v1/usage?days=30", me.auth);
+    expect(month.body.daily).toHaveLength(30);
+    expect(month.body.totals).toMatchObject({ days: 30, events: 33 });
+    expect((await get("/v1/usage?days=500", me.auth)).body.daily).toHaveLength(90);
+    for (const bad of ["0", "-1", "x", "1.5"]) {
+      const r = await get(`/v1/usage?days=${bad}`, me.auth);
+      expect(r.status).toBe(400);
+      expect(r.body.error.param).toBe("days");
+    }
   });
 
   test("session only: no credential 401, an API key 401 wrong_credential_class", async () => {
