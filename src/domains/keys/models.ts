@@ -67,6 +67,11 @@ export const DelegateBody = t.Object(
 
 export const ListQuery = t.Object({ include_revoked: t.Optional(t.Union([t.Literal("true"), t.Literal("false")])) });
 
+export const FreezeBody = t.Object(
+  { reason: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 200 }), t.Null()], { description: "shown as frozen_reason; default \"frozen by the account owner\"" })) },
+  { additionalProperties: false },
+);
+
 export const KeyParams = t.Object({ id: t.String() });
 
 export const KeyKind = t.Union([t.Literal("standard"), t.Literal("delegated"), t.Literal("mandate"), t.Literal("ghost")]);

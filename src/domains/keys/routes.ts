@@ -10,7 +10,7 @@ import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import * as M from "./models.ts";
 import { parseScopes } from "./scopes.ts";
-import { delegateKey, listKeys, mintKey, revokeKey, rotateKey, unfreezeKey } from "./service.ts";
+import { delegateKey, freezeKey, listKeys, mintKey, revokeKey, rotateKey, unfreezeKey } from "./service.ts";
 
 const tags = ["keys"];
 const session = [{ session: [] }];
@@ -79,11 +79,18 @@ export function keyRoutes(ctx: Context) {
         detail: { summary: "Replace a key; the old secret works as the new key for the grace window", tags, security: session },
       },
     )
+    .post("/:id/freeze", ({ principal, params, body }) => freezeKey(ctx, principal.accountId, params.id, body?.reason ?? null), {
+      params: M.KeyParams,
+      body: t.Optional(M.FreezeBody),
+      // 409 key_revoked.
+      response: { 200: M.Key, ...errors(409) },
+      detail: { summary: "Freeze a key by hand: its spending (and its subtree's) is refused until unfrozen; idempotent", tags, security: session },
+    })
     .post("/:id/unfreeze", ({ principal, params }) => unfreezeKey(ctx, principal.accountId, params.id), {
       params: M.KeyParams,
       // 409 key_revoked.
       response: { 200: M.Key, ...errors(409) },
-      detail: { summary: "Lift a circuit-breaker freeze", tags, security: session },
+      detail: { summary: "Lift a freeze (the circuit breaker's or the owner's)", tags, security: session },
     });
 
   const delegation = new Elysia({ prefix: "/v1/keys" })

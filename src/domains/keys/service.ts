@@ -152,7 +152,21 @@ export function setKeyExpiry(ctx: Context, keyId: string, expiresAt: number): vo
   ctx.db.query("UPDATE api_keys SET expires_at = ? WHERE id = ?").run(expiresAt, keyId);
 }
 
-/** Lifts a circuit-breaker freeze; the breaker's window starts empty again. */
+/**
+ * Freezes a key by hand (its owner stops its spending without revoking it; the subtree under
+ * it is refused with it, as for a breaker freeze). Idempotent: an already frozen key keeps its
+ * first reason. Lifted by unfreezeKey.
+ */
+export function freezeKey(ctx: Context, accountId: string, keyId: string, reason: string | null): KeyView {
+  return ctx.tx.run(() => {
+    const row = ownKey(ctx, accountId, keyId);
+    if (row.revoked_at !== null) throw conflict("key_revoked", "a revoked key cannot be frozen");
+    ctx.db.query("UPDATE api_keys SET frozen_at = ?, frozen_reason = ? WHERE id = ? AND frozen_at IS NULL").run(ctx.clock.now(), reason ?? "frozen by the account owner", row.id);
+    return keyView(ctx, getKeyRow(ctx, row.id)!);
+  });
+}
+
+/** Lifts a freeze (the breaker's or the owner's); the breaker's window starts empty again. */
 export function unfreezeKey(ctx: Context, accountId: string, keyId: string): KeyView {
   return ctx.tx.run(() => {
     const row = ownKey(ctx, accountId, keyId);

@@ -149,6 +149,21 @@ export function usableStandardKeyCount(ctx: Context, accountId: string): number 
     .get(accountId, ctx.clock.now())!.n;
 }
 
+/**
+ * How many keys the account has (every kind, revoked ones included) and how many of them are
+ * credentials right now: not revoked, replaced, expired or frozen (statusOf's "active").
+ */
+export function keyCountsOf(ctx: Context, accountId: string): { total: number; active: number } {
+  const r = ctx.db
+    .query<{ total: number; active: number | null }, [number, string]>(
+      `SELECT count(*) AS total,
+              sum(revoked_at IS NULL AND rotated_to IS NULL AND (expires_at IS NULL OR expires_at > ?1) AND frozen_at IS NULL) AS active
+       FROM api_keys WHERE account_id = ?2`,
+    )
+    .get(ctx.clock.now(), accountId)!;
+  return { total: r.total, active: r.active ?? 0 };
+}
+
 /** The privacy tier a key asks for by default (null: none set). */
 export function keyPrivacyTier(ctx: Context, keyId: string): PrivacyTier | null {
   return ctx.db.query<{ privacy_tier: PrivacyTier | null }, [string]>("SELECT privacy_tier FROM api_keys WHERE id = ?").get(keyId)?.privacy_tier ?? null;

@@ -184,12 +184,31 @@ describe("revocation, rotation, freezing", () => {
     expect(h.ctx.meter.reserve({ accountId: account.id, keyId: key.id, amount: 1, kind: "x" }).amount).toBe(1);
   });
 
+  test("the owner freezes a key by hand: its spending and its subtree's are refused until unfrozen; idempotent; not a revoked key", async () => {
+    h = makeHarness();
+    const { account, session } = accountWithSession(h.ctx);
+    h.ctx.ledger.credit(account.id, 10 * USD);
+    const key = await mint(session.token);
+    const frozen = await h.json("POST", `/v1/keys/${key.id}/freeze`, { headers: bearer(session.token), body: { reason: "leaked in a log" } });
+    expect(frozen.body).toMatchObject({ status: "frozen", frozen_reason: "leaked in a log" });
+    const again = await h.json("POST", `/v1/keys/${key.id}/freeze`, { headers: bearer(session.token), body: {} });
+    expect(again.body).toMatchObject({ status: "frozen", frozen_reason: "leaked in a log", frozen_at: frozen.body.frozen_at });
+    expect(() => h.ctx.meter.reserve({ accountId: account.id, keyId: key.id, amount: 1, kind: "x" })).toThrow(/frozen/);
+    expect((await h.json("POST", `/v1/keys/${key.id}/unfreeze`, { headers: bearer(session.token) })).body.status).toBe("active");
+    expect(h.ctx.meter.reserve({ accountId: account.id, keyId: key.id, amount: 1, kind: "x" }).amount).toBe(1);
+    const bad = await h.json("POST", `/v1/keys/${key.id}/freeze`, { headers: bearer(session.token), body: { reason: "x".repeat(201) } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe("reason");
+    await h.json("DELETE", `/v1/keys/${key.id}`, { headers: bearer(session.token) });
+    expect((await h.json("POST", `/v1/keys/${key.id}/freeze`, { headers: bearer(session.token), body: {} })).status).toBe(409);
+  });
+
   test("another account's key answers 404 everywhere", async () => {
     h = makeHarness();
     const mine = accountWithSession(h.ctx);
     const theirs = accountWithSession(h.ctx);
     const key = await mint(theirs.session.token);
-    for (const [m, p] of [["DELETE", `/v1/keys/${key.id}`], ["POST", `/v1/keys/${key.id}/rotate`], ["POST", `/v1/keys/${key.id}/unfreeze`], ["DELETE", "/v1/keys/key_nope"]]) {
+    for (const [m, p] of [["DELETE", `/v1/keys/${key.id}`], ["POST", `/v1/keys/${key.id}/rotate`], ["POST", `/v1/keys/${key.id}/unfreeze`], ["POST", `/v1/keys/${key.id}/freeze`], ["DELETE", "/v1/keys/key_nope"]]) {
       const r = await h.json(m!, p!, { headers: bearer(mine.session.token) });
       expect(r.status).toBe(404);
     }
