@@ -225,6 +225,20 @@ export class Ledger {
     return this.db.query<{ s: number | null }, [string, number]>("SELECT sum(amount_micro_usd) AS s FROM ledger_entries WHERE kind = ? AND created_at >= ?").get(kind, since)!.s ?? 0;
   }
 
+  /**
+   * What each of these accounts spent (debit entries) since `since` (ms), in one query for a
+   * page of accounts; an account that spent nothing is absent from the map.
+   */
+  debitedSince(accountIds: readonly string[], since: number): Map<string, MicroUsd> {
+    if (!accountIds.length) return new Map();
+    const rows = this.db
+      .query<{ account_id: string; s: number }, [number, string]>(
+        "SELECT account_id, sum(amount_micro_usd) AS s FROM ledger_entries WHERE kind = 'debit' AND created_at >= ? AND account_id IN (SELECT value FROM json_each(?)) GROUP BY account_id",
+      )
+      .all(since, JSON.stringify(accountIds));
+    return new Map(rows.map((r) => [r.account_id, r.s]));
+  }
+
   /** Operator adjustments since `since`, split into credit added and credit taken (both positive). */
   adjustmentsSince(since = 0): { granted: MicroUsd; taken: MicroUsd } {
     const r = this.db

@@ -3,4 +3,15 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export { accountCounts, type AccountView, createAccount, getAccount, isSuspended, listAccounts, setSuspended, type SuspendInput } from "./service.ts";
+export {
+  accountCounts,
+  type AccountPageQuery,
+  accountsPage,
+  type AccountView,
+  createAccount,
+  getAccount,
+  isSuspended,
+  listAccounts,
+  setSuspended,
+  type SuspendInput,
+} from "./service.ts";

@@ -5,7 +5,7 @@
  */
 import type { Actor } from "../../core/audit.ts";
 import { isoTime } from "../../core/clock.ts";
-import { notFound } from "../../core/errors.ts";
+import { invalidField, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { Context } from "../../context.ts";
 
@@ -83,6 +83,46 @@ export function setSuspended(ctx: Context, input: SuspendInput): AccountView {
 
 export function listAccounts(ctx: Context, limit = 100): AccountView[] {
   return ctx.db.query<AccountRow, [number]>("SELECT * FROM accounts ORDER BY created_at DESC, id LIMIT ?").all(limit).map(view);
+}
+
+export interface AccountPageQuery {
+  limit: number;
+  /** An account id of the previous page: the accounts after it in this order. Unknown: 400 naming query.after. */
+  afterId?: string;
+  /** Only accounts whose id starts with this (compared lower-case: ids are). */
+  idPrefix?: string;
+  /** Only these accounts (a wallet lookup's result). */
+  ids?: readonly string[];
+}
+
+/**
+ * Accounts newest first (created_at, then id, so the order is total and survives VACUUM),
+ * keyset-paged from an account id: accounts created while an operator pages come before
+ * their first page and never shift it.
+ */
+export function accountsPage(ctx: Context, q: AccountPageQuery): AccountView[] {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  if (q.afterId !== undefined) {
+    const after = ctx.db.query<{ created_at: number }, [string]>("SELECT created_at FROM accounts WHERE id = ?").get(q.afterId);
+    if (!after) throw invalidField("query.after", "names no account");
+    where.push("(created_at < ? OR (created_at = ? AND id > ?))");
+    args.push(after.created_at, after.created_at, q.afterId);
+  }
+  if (q.idPrefix !== undefined) {
+    // substr, not LIKE: "_" is in every id and is a LIKE wildcard.
+    where.push("substr(id, 1, ?) = ?");
+    args.push(q.idPrefix.length, q.idPrefix.toLowerCase());
+  }
+  if (q.ids !== undefined) {
+    where.push("id IN (SELECT value FROM json_each(?))");
+    args.push(JSON.stringify(q.ids));
+  }
+  args.push(q.limit);
+  return ctx.db
+    .query<AccountRow, (string | number)[]>(`SELECT * FROM accounts ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id LIMIT ?`)
+    .all(...args)
+    .map(view);
 }
 
 /** How many accounts there are, and how many of them are suspended. */

@@ -1,12 +1,15 @@
 /**
  * /v1/admin/*: operator routes behind the admin token. Mounted only when one is configured
- * (app.ts); the CLI's `svc admin …` calls the same service functions. Shapes in models.ts.
+ * (module.ts); the CLI's `svc admin …` and `svc accounts …` call the same service functions.
+ * Shapes in models.ts. The operator's other areas mount their own /v1/admin routes beside these
+ * (nodes, inference's providers, backup).
  */
 import { Elysia, t } from "elysia";
 import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import { setSuspended } from "../accounts/index.ts";
+import { accountDetail, adjustAccountCredit, searchAccounts } from "./accounts.ts";
 import { addDenied, listDenied, removeDenied } from "./denylist.ts";
 import { adminMetrics } from "./metrics.ts";
 import * as M from "./models.ts";
@@ -21,6 +24,27 @@ export function adminRoutes(ctx: Context) {
       response: { 200: M.AdminMetrics },
       ...doc("Paying accounts, spend by window, events by kind, billing_enforced"),
     })
+    .get("/accounts", ({ query }) => searchAccounts(ctx, query), {
+      query: M.AccountsQuery,
+      response: { 200: M.AdminAccountList },
+      ...doc("Accounts newest first (list object with has_more; page with after=<last id>), searchable by account id or wallet (q, full or its start)"),
+    })
+    .get("/accounts/:id", ({ params }) => accountDetail(ctx, params.id), {
+      params: M.AccountParams,
+      response: { 200: M.AdminAccountDetail },
+      ...doc("One account: suspension, wallets, credit, spend this month, key counts and its latest 20 ledger entries"),
+    })
+    .post(
+      "/accounts/:id/credit",
+      ({ params, body }) => adjustAccountCredit(ctx, params.id, { amount: body.amount_micro_usd, direction: body.direction, reason: body.reason }),
+      {
+        params: M.AccountParams,
+        body: M.CreditBody,
+        // 409: a debit above what the account can spend (insufficient_credit), or a grant past the balance limit (balance_limit).
+        response: { 200: M.CreditAdjusted, ...errors(409) },
+        ...doc("Grant or take credit: a ledger adjustment with its reason, audited as admin_api; a debit never takes more than the account can spend"),
+      },
+    )
     .post(
       "/accounts/suspend",
       ({ body }) => {

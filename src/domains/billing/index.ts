@@ -8,3 +8,6 @@ export { assertApiKeyAllowed, assertWithinPlanLimit, planLimit } from "./limits.
 export { type ChainConfig, parseEvmAddress } from "./transfer-check.ts";
 export { acceptPayment, paymentHeader, paymentResponseHeaders, paymentTerms } from "./x402.ts";
 export { type AdjustmentInput, adjustCredit } from "./adjustments.ts";
+export { entryView, type EntryView, recentEntries } from "./ledger.ts";
+/** The shapes of a balance and a ledger entry, for other areas' responses that include them (admin). */
+export { Balance, LedgerEntry } from "./models.ts";

@@ -24,7 +24,8 @@ export interface EntryView {
   created_at: string;
 }
 
-const view = (e: LedgerEntry): EntryView => ({
+/** A ledger entry as the API shows it (ISO time, no internal sequence number). */
+export const entryView = (e: LedgerEntry): EntryView => ({
   id: e.id,
   kind: e.kind,
   amount_micro_usd: e.amount_micro_usd,
@@ -45,8 +46,13 @@ export function ledgerPage(ctx: Context, accountId: string, query: { limit?: str
   const rows = ctx.ledger.entriesBefore(accountId, before, limit + 1);
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
-  return namedList("entries", page.map(view), {
+  return namedList("entries", page.map(entryView), {
     next_cursor: hasMore ? ctx.cursors.encode(scope(accountId), [page.at(-1)!.seq]) : null,
     has_more: hasMore,
   });
+}
+
+/** The account's latest entries, newest first (an operator's glance; the paged ledger is ledgerPage). */
+export function recentEntries(ctx: Context, accountId: string, limit: number): EntryView[] {
+  return ctx.ledger.entriesBefore(accountId, Number.MAX_SAFE_INTEGER, limit).map(entryView);
 }

@@ -292,6 +292,61 @@ export const ModelView = t.Object(
 
 export const ModelList = t.Object({ object: t.Literal("list"), data: t.Array(ModelView) }, { ...closed, description: "The model catalogue (list object)" });
 
+// ───────────────────────────── GET /v1/admin/providers (admin-catalog.ts) ─────────────────────────────
+
+const AdminProvider = t.Object(
+  {
+    name: t.String(),
+    kind: t.Union([t.Literal("openai"), t.Literal("anthropic")]),
+    base_url_host: Nullable(t.String({ description: "the host (and port) of its base URL only: never user info, path or query" })),
+    credential: t.Union([t.Literal("env"), t.Literal("sealed"), t.Literal("none")], { description: "where its API key comes from (never the key)" }),
+    api_key_env: Nullable(t.String({ description: "the environment variable svc reads the key from (credential env)" })),
+    available: t.Boolean({ description: "its key can be used here; an unavailable provider serves nothing" }),
+    unavailable_reason: Nullable(t.String()),
+    regions: t.Array(t.String()),
+    privacy_tiers: t.Array(t.String(), { description: `the privacy tiers it satisfies: ${PRIVACY_TIERS.join(", ")}` }),
+    timeout_secs: t.Number({ exclusiveMinimum: 0 }),
+    supports_responses: t.Boolean(),
+    models: t.Array(t.String(), { description: "the models it serves as their own provider" }),
+    fallback_for: t.Array(t.String(), { description: "the models it is a fallback for" }),
+  },
+  closed,
+);
+
+const AdminModel = t.Object(
+  {
+    id: t.String(),
+    type: t.Union([t.Literal("chat"), t.Literal("embedding")]),
+    provider: t.String({ description: "its own provider" }),
+    upstream: t.String({ description: "its name at the provider" }),
+    fallback_providers: t.Array(t.String()),
+    serving_provider: Nullable(t.String({ description: "the available provider that serves it first; null: none can" })),
+    listed: t.Boolean({ description: "in GET /v1/models (an available provider serves it)" }),
+    pricing: t.Object(
+      {
+        input_micro_usd_per_mtok: PerMtok,
+        output_micro_usd_per_mtok: PerMtok,
+        cached_input_micro_usd_per_mtok: Nullable(MicroUsd({ description: "cache reads; null: billed at the input price" })),
+      },
+      closed,
+    ),
+    context_length: Nullable(Int({ minimum: 1 })),
+    max_output: Nullable(Int({ minimum: 1 })),
+    modalities: t.Array(t.Union([t.Literal("text"), t.Literal("image")])),
+    created: Int({ minimum: 0, description: "Unix seconds" }),
+  },
+  closed,
+);
+
+export const AdminCatalog = t.Object(
+  {
+    loaded_at: t.String({ format: "date-time", description: "when the catalogue in use was read from svc.toml" }),
+    providers: t.Array(AdminProvider, { description: "in svc.toml order" }),
+    models: t.Array(AdminModel, { description: "every configured model, listed or not, in svc.toml order" }),
+  },
+  { ...closed, description: "The inference catalogue as the operator sees it; never a key" },
+);
+
 // ───────────────────────────── OpenAPI responses of the metered routes ─────────────────────────────
 
 /** OpenAPI response objects, as a route's `detail.responses` takes them (TypeBox schemas are JSON Schema). */

@@ -6,6 +6,7 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { adminCatalogRoutes } from "./admin-routes.ts";
 import { assistantRoutes } from "./assistant-routes.ts";
 import { Catalog } from "./catalog.ts";
 import { modelsGroup } from "./cli-models.ts";
@@ -24,7 +25,13 @@ export const inferenceModule = defineModule({
       { configPath: ctx.config.config_path, sealer: ctx.sealer, clock: ctx.clock, log: ctx.log },
     );
   },
-  routes: (ctx) => [modelRoutes(ctx), inferenceRoutes(ctx), ...(ctx.config.assistant.model ? [assistantRoutes(ctx)] : [])],
+  routes: (ctx) => [
+    modelRoutes(ctx),
+    inferenceRoutes(ctx),
+    ...(ctx.config.assistant.model ? [assistantRoutes(ctx)] : []),
+    // The operator's view of the catalogue, like every /v1/admin group only with an admin token.
+    ...(ctx.config.admin.token_sha256 ? [adminCatalogRoutes(ctx)] : []),
+  ],
   serve: {
     // The tokenizer's tables take ~300 ms to load: before the first request, not during it.
     start: () => warmTokenizer(),

@@ -8,7 +8,7 @@ import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
 import * as M from "./models.ts";
-import { approveNode, enrollNode, gateNode, recordNodeHeartbeat, registry, registryPart } from "./service.ts";
+import { approveNode, enrollNode, gateNode, listNodes, recordNodeHeartbeat, registry, registryPart } from "./service.ts";
 
 const tags = ["nodes"];
 
@@ -49,11 +49,15 @@ export function gateRoutes(ctx: Context) {
     });
 }
 
-/** /v1/admin/nodes: enrol and approve (mounted only with an admin token). */
+/** /v1/admin/nodes: the fleet, enrol, approve and gate (mounted only with an admin token). */
 export function adminNodeRoutes(ctx: Context) {
   const security = [{ admin: [] }];
   return new Elysia({ prefix: "/v1/admin/nodes" })
     .use(guards.admin(ctx))
+    .get("", () => bareArray(listNodes(ctx)), {
+      response: { 200: t.Array(M.AdminNode, { description: "Every enrolled node, oldest first, as the operator sees it (bare array; the gateway itself is not listed)" }) },
+      detail: { summary: "The fleet as the operator sees it: every enrolled node with its account, key prefix, endpoint and gates (never a key or secret)", tags: ["admin", ...tags], security },
+    })
     .post(
       "/enroll",
       ({ body, set }) => {
@@ -72,5 +76,16 @@ export function adminNodeRoutes(ctx: Context) {
       // 404: node_id names no node.
       response: { 200: M.AdminNode, ...errors(404) },
       detail: { summary: "Approve a node for dispatch, or withdraw approval", tags: ["admin", ...tags], security },
+    })
+    // Same params and body as the account's POST /v1/nodes/:id/:gate, for any node, audited as admin_api.
+    .post("/:id/:gate", ({ params, body }) => gateNode(ctx, { actor: "admin_api" }, params.id, params.gate, body.set), {
+      params: M.GateParams,
+      body: M.GateBody,
+      response: { 200: M.AdminNode },
+      detail: {
+        summary: "Drain or disable any node (:gate is disabled or draining; {set: false} lifts it); disabling stops its sessions",
+        tags: ["admin", ...tags],
+        security,
+      },
     });
 }
