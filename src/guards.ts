@@ -8,6 +8,7 @@ import { AUTH_CLASS, bearerToken, credentialGuard, operatorTokenGuard, publicGua
 import { ApiError, unauthorized } from "./core/errors.ts";
 import { sha256Hex } from "./core/secrets.ts";
 import { checkSessionCsrf, CSRF_HEADER, resolveSession, SESSION_COOKIE, SESSION_PREFIX } from "./domains/auth/index.ts";
+import { OPERATOR_COOKIE, operatorCookieAdmits } from "./domains/console/index.ts";
 import { acceptPayment, paymentHeader, paymentResponseHeaders } from "./domains/billing/index.ts";
 import { API_KEY_PREFIX, type ApiKeyPrincipal, hasScope, missingScope, resolveApiKey, type Scope } from "./domains/keys/index.ts";
 import { NODE_KEY_PREFIX, resolveNodeKey } from "./domains/nodes/index.ts";
@@ -35,8 +36,15 @@ export const guards = {
   /** No credential; per-client rate limit. */
   public: (ctx: Context) => publicGuard(ctx.publicLimiter, ctx.config.trust_proxy),
 
-  /** Bearer admin token. Mount the group only when config.admin.token_sha256 is set. */
-  admin: (ctx: Context) => operatorTokenGuard("admin", ctx.config.admin.token_sha256!),
+  /**
+   * Bearer admin token, or the console's operator cookie standing for it (console/operator.ts;
+   * writes by cookie carry X-CSRF-Token). Mount the group only when config.admin.token_sha256 is set.
+   */
+  admin: (ctx: Context) =>
+    operatorTokenGuard("admin", ctx.config.admin.token_sha256!, {
+      name: OPERATOR_COOKIE,
+      admits: (value, request, headers) => operatorCookieAdmits(ctx, value, request.method, headers[CSRF_HEADER]),
+    }),
 
   /** Bearer metrics token. Mount only when config.metrics.token_sha256 is set. */
   metrics: (ctx: Context) => operatorTokenGuard("metrics", ctx.config.metrics.token_sha256!),

@@ -65,19 +65,31 @@ export function publicGuard(limiter: RateLimiter, trustProxy: boolean) {
 
 /**
  * Admin and metrics classes: one operator-configured bearer token, compared by sha256 in
- * constant time. Mount only when the token is configured.
+ * constant time. Mount only when the token is configured. `cookieAlt`: a cookie that may stand
+ * for the token when no Authorization header is sent.
  */
-export function operatorTokenGuard<K extends "admin" | "metrics">(kind: K, tokenSha256: string) {
+export function operatorTokenGuard<K extends "admin" | "metrics">(kind: K, tokenSha256: string, cookieAlt?: OperatorCookie) {
   const label = kind === "admin" ? "admin token" : "metrics token";
   return new Elysia().derive(
     { as: "scoped" },
-    tagged(({ headers }: { headers: Record<string, string | undefined> }) => {
+    tagged(({ headers, cookie, request }: { headers: Record<string, string | undefined>; cookie: Record<string, { value?: unknown } | undefined>; request: Request }) => {
       const token = bearerToken(headers);
-      if (token === null) throw unauthorized("missing_credentials", `this route needs Authorization: Bearer <${label}>`);
+      if (token === null) {
+        const value = cookieAlt ? cookie[cookieAlt.name]?.value : undefined;
+        if (typeof value === "string" && cookieAlt!.admits(value, request, headers)) return { principal: { kind } as { kind: K } };
+        throw unauthorized("missing_credentials", `this route needs Authorization: Bearer <${label}>`);
+      }
       if (!digestsEqual(sha256Hex(token), tokenSha256)) throw unauthorized(`invalid_${kind}_token`, `the ${label} is not valid`);
       return { principal: { kind } as { kind: K } };
     }, kind),
   );
+}
+
+/** A cookie that stands for the operator token (the console's operator sign-in). */
+export interface OperatorCookie {
+  name: string;
+  /** True when the value is a live stand-in; may throw (a write without its CSRF token). */
+  admits(value: string, request: Request, headers: Record<string, string | undefined>): boolean;
 }
 
 export interface CredentialClass<P> {

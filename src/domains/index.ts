@@ -16,6 +16,7 @@ import { authModule } from "./auth/module.ts";
 import { batchesModule } from "./batches/module.ts";
 import { backupModule } from "./backup/module.ts";
 import { billingModule } from "./billing/module.ts";
+import { consoleModule } from "./console/module.ts";
 import { creditModule } from "./credit/module.ts";
 import { explorerModule } from "./explorer/module.ts";
 import { filesModule } from "./files/module.ts";
@@ -68,4 +69,5 @@ export const modules: readonly AreaModule[] = [
   agentsModule,
   adminModule,
   metricsModule,
+  consoleModule,
 ];

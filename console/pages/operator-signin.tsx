@@ -1,0 +1,50 @@
+/** Operator sign-in: the admin token, typed once per browser session, exchanged for an HttpOnly cookie (never stored by this page). */
+import { useState } from "preact/hooks";
+import type { AppState } from "../main.tsx";
+import { call } from "../api.ts";
+import { ErrorNote, Field } from "../ui.tsx";
+
+export function OperatorSignIn({ state }: { state: AppState }) {
+  const [error, setError] = useState<unknown>(null);
+  if (!state.session.admin_configured) {
+    return (
+      <section aria-labelledby="page-title">
+        <h1 id="page-title" tabIndex={-1}>
+          Operator pages are off
+        </h1>
+        <p>
+          No admin token is configured. Run <code>svc setup --admin-token</code> (or set <code>admin.token_sha256</code> in svc.toml) and restart svc.
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section class="signin" aria-labelledby="page-title">
+      <h1 id="page-title" tabIndex={-1}>
+        Operator sign-in
+      </h1>
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const input = (e.currentTarget as HTMLFormElement).elements.namedItem("admin_token") as HTMLInputElement;
+          setError(null);
+          try {
+            await call("POST", "/console/api/operator", { admin_token: input.value });
+            input.value = "";
+            await state.refresh();
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <Field id="admin-token" label="Admin token" hint="Kept for this browser session as an HttpOnly cookie; the page does not store it.">
+          <input id="admin-token" name="admin_token" type="password" autocomplete="off" required aria-describedby="admin-token-hint" />
+        </Field>
+        <button type="submit" class="primary">
+          Sign in
+        </button>
+      </form>
+      <ErrorNote error={error} />
+    </section>
+  );
+}
