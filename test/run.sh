@@ -5,7 +5,7 @@
 # README's test command; .ci/run calls exactly this.
 #
 # Installs when missing: bun (official installer when reachable, else `npm install -g bun`),
-# bubblewrap (code sandboxes), chromium (the OAuth consent page's browser test), litestream v0.5.18 (the backup tests run it for real: the
+# bubblewrap (code sandboxes), chromium (the browser tests of the web console and the OAuth consent page), litestream v0.5.18 (the backup tests run it for real: the
 # release tarball when github.com is reachable, else `go install` through the Go module
 # proxy, a ~2 minute build; when neither works the run stops with an error), the npm
 # dependencies from bun.lock.
@@ -53,11 +53,11 @@ ensure_bun() {
   command -v bun >/dev/null 2>&1 || { say "bun did not install"; exit 1; }
 }
 
-# Debian's chromium: the consent page's browser test drives it headless (playwright-core, its
+# Debian's chromium: the console's and the consent page's browser tests drive it headless (playwright-core, its
 # executable at /usr/bin/chromium). Without root the test skips itself with a note.
 ensure_chromium() {
   command -v chromium >/dev/null 2>&1 && return
-  say "installing chromium (the OAuth consent page's browser test)"
+  say "installing chromium (the browser tests of the console and the OAuth consent page)"
   apt_install chromium || say "could not install chromium (not root?); the consent page's browser test will be skipped"
 }
 
