@@ -1,7 +1,7 @@
 /** The console's building blocks: loading and error states, empty states, paging, copy, charts, QR codes. */
 import type { ComponentChildren } from "preact";
 import qrcode from "qrcode-generator";
-import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "./api.ts";
 
 export interface Loaded<T> {
@@ -25,20 +25,18 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   return { data: state.data, error: state.error, loading: state.loading, reload: useCallback(() => setTick((t) => t + 1), []) };
 }
 
 export function Page(props: { title: string; intro?: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren }) {
-  const h1 = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${props.title} · svc console`;
   }, [props.title]);
   return (
     <section aria-labelledby="page-title">
       <header class="page-head">
-        <h1 id="page-title" ref={h1} tabIndex={-1}>
+        <h1 id="page-title" tabIndex={-1}>
           {props.title}
         </h1>
         {props.actions && <div class="actions">{props.actions}</div>}
