@@ -9,23 +9,19 @@
  * Bearer-authenticated requests need no token: a cross-site page cannot make the browser add
  * an Authorization header.
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { forbidden } from "../../core/errors.ts";
+import { CSRF_HEADER, csrfToken, isSafeMethod, requireCsrfToken } from "../../core/csrf.ts";
 import type { Context } from "../../context.ts";
 
-export const CSRF_HEADER = "x-csrf-token";
+export { CSRF_HEADER };
 
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-export const sessionCsrfToken = (ctx: Context, sessionId: string): string =>
-  createHmac("sha256", ctx.sealer.deriveKey("session-csrf")).update(sessionId).digest("base64url");
+export const sessionCsrfToken = (ctx: Context, sessionId: string): string => csrfToken(ctx.sealer.deriveKey("session-csrf"), sessionId);
 
 /** Throws 403 csrf_refused when a cookie-authenticated write lacks the session's token. */
 export function checkSessionCsrf(ctx: Context, sessionId: string, method: string, presented: string | undefined): void {
-  if (SAFE_METHODS.has(method.toUpperCase())) return;
-  const expected = Buffer.from(sessionCsrfToken(ctx, sessionId));
-  const given = Buffer.from(presented ?? "");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw forbidden("csrf_refused", `a write authenticated by the svc_session cookie needs the ${CSRF_HEADER} header of this session (the console sends it; API clients use Authorization: Bearer sess_… instead)`);
-  }
+  if (isSafeMethod(method)) return;
+  requireCsrfToken(
+    sessionCsrfToken(ctx, sessionId),
+    presented,
+    `a write authenticated by the svc_session cookie needs the ${CSRF_HEADER} header of this session (the console sends it; API clients use Authorization: Bearer sess_… instead)`,
+  );
 }

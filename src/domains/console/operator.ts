@@ -9,15 +9,14 @@
  * Writes carried by the cookie need X-CSRF-Token (an HMAC of the sign-in's id), as session
  * cookies do (auth/csrf.ts).
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { forbidden, unauthorized } from "../../core/errors.ts";
+import { csrfToken, isSafeMethod, requireCsrfToken } from "../../core/csrf.ts";
+import { unauthorized } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { digestsEqual, newSecret, sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
 
 export const OPERATOR_COOKIE = "svc_console_operator";
 const PREFIX = "cop";
-const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 interface OperatorSignIn {
   id: string;
@@ -34,7 +33,7 @@ declare module "../../context.ts" {
 // Made on first use: a context whose console is switched off still answers the admin guard's question.
 const operators = (ctx: Context): Map<string, OperatorSignIn> => (ctx.consoleOperators ??= new Map());
 
-const csrfOf = (ctx: Context, id: string): string => createHmac("sha256", ctx.sealer.deriveKey("console-operator-csrf")).update(id).digest("base64url");
+const csrfOf = (ctx: Context, id: string): string => csrfToken(ctx.sealer.deriveKey("console-operator-csrf"), id);
 
 /** Exchanges the admin token for a cookie value; 401 when the token is wrong or none is configured. */
 export function operatorSignIn(ctx: Context, adminToken: string): { cookie: string; csrf_token: string } {
@@ -73,11 +72,7 @@ export function operatorOf(ctx: Context, cookie: string | undefined): { id: stri
 export function operatorCookieAdmits(ctx: Context, cookie: string | undefined, method: string, csrf: string | undefined): boolean {
   const op = operatorOf(ctx, cookie);
   if (!op) return false;
-  if (!SAFE_METHODS.has(method.toUpperCase())) {
-    const given = Buffer.from(csrf ?? "");
-    const expected = Buffer.from(op.csrf_token);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden("csrf_refused", "an admin write from the console needs its X-CSRF-Token header");
-  }
+  if (!isSafeMethod(method)) requireCsrfToken(op.csrf_token, csrf, "an admin write from the console needs its X-CSRF-Token header");
   return true;
 }
 

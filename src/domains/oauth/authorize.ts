@@ -11,8 +11,8 @@
  *                             bound to the request and the session, and Origin when sent); answers
  *                             where to send the browser: the redirect URI with code, state, iss
  */
-import { createHmac, timingSafeEqual } from "node:crypto";
 import { InvalidRequestError, InvalidScopeError, InvalidTargetError, OAuthError, UnsupportedResponseTypeError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { csrfToken, requireCsrfToken } from "../../core/csrf.ts";
 import { ApiError, forbidden, invalidField, notFound } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import type { MicroUsd } from "../../core/money.ts";
@@ -122,14 +122,11 @@ export function pendingAuthorization(ctx: Context, id: string): AuthorizationRow
 
 const csrfKey = (ctx: Context) => ctx.sealer.deriveKey("oauth-consent-csrf");
 
-export const csrfToken = (ctx: Context, requestId: string, sessionId: string): string =>
-  createHmac("sha256", csrfKey(ctx)).update(`${requestId}\n${sessionId}`).digest("base64url");
+export const consentCsrfToken = (ctx: Context, requestId: string, sessionId: string): string => csrfToken(csrfKey(ctx), `${requestId}\n${sessionId}`);
 
 function checkCsrf(ctx: Context, requestId: string, sessionId: string, presented: string, origin: string | undefined): void {
   if (origin !== undefined && origin !== new URL(ctx.config.public_url).origin) throw forbidden("csrf_refused", "the request came from another origin");
-  const expected = Buffer.from(csrfToken(ctx, requestId, sessionId));
-  const given = Buffer.from(presented);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw forbidden("csrf_refused", "the consent form's token does not match this session; reload the consent page");
+  requireCsrfToken(consentCsrfToken(ctx, requestId, sessionId), presented, "the consent form's token does not match this session; reload the consent page");
 }
 
 export interface ApproveInput {

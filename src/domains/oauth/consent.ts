@@ -18,7 +18,7 @@ import { sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
 import { resolveSession, SESSION_COOKIE, sessionCsrfToken } from "../auth/index.ts";
 import { SCOPES } from "../keys/index.ts";
-import { type AuthorizationRow, csrfToken, DEFAULT_SCOPES, GRANTABLE, pendingAuthorization } from "./authorize.ts";
+import { type AuthorizationRow, consentCsrfToken, DEFAULT_SCOPES, GRANTABLE, pendingAuthorization } from "./authorize.ts";
 import { knownClient } from "./registration.ts";
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -155,7 +155,7 @@ Resource: <code>${esc(row.resource)}</code><br>Requested scope: <code id="reques
   const body = `${intro}<div class="box"><p>The application gets an API key of your account, shown in your keys, that you can revoke at any time. It may:</p>${boxes}
 <label>Monthly spend cap in USD (optional) <input id="cap" inputmode="decimal" size="10" placeholder="no cap"></label></div>
 <button id="approve" type="button">Approve</button><button id="deny" type="button">Deny</button><p id="status" role="status"></p>
-<script type="application/json" id="consent-data">${JSON.stringify({ request_id: row.id, csrf_token: csrfToken(ctx, row.id, session.sessionId), session_csrf: sessionCsrfToken(ctx, session.sessionId) }).replace(/</g, "\\u003c")}</script>`;
+<script type="application/json" id="consent-data">${JSON.stringify({ request_id: row.id, csrf_token: consentCsrfToken(ctx, row.id, session.sessionId), session_csrf: sessionCsrfToken(ctx, session.sessionId) }).replace(/</g, "\\u003c")}</script>`;
   return { html: page(nonce, `Authorize ${name}`, body, SCRIPT), headers: headers(nonce) };
 }
 
