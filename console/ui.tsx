@@ -228,6 +228,40 @@ export function Field({ label, hint, children, id }: { label: string; hint?: str
   );
 }
 
+/**
+ * A form whose submit runs `onSubmit` with its data: the browser's own submission prevented,
+ * one submit at a time, the form cleared after success, the error shown below it otherwise.
+ */
+export function Form(props: { label: string; class?: string; onSubmit(data: FormData): Promise<unknown>; children: ComponentChildren }) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      class={props.class}
+      aria-label={props.label}
+      aria-busy={busy}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        if (busy) return;
+        const form = e.currentTarget as HTMLFormElement;
+        setBusy(true);
+        setError(null);
+        try {
+          await props.onSubmit(new FormData(form));
+          form.reset();
+        } catch (err) {
+          setError(err);
+        } finally {
+          setBusy(false);
+        }
+      }}
+    >
+      {props.children}
+      <ErrorNote error={error} />
+    </form>
+  );
+}
+
 /** A button that runs an async action, disabled while it runs, showing its error below. */
 export function Action({ run, children, kind, confirm: ask }: { run: () => Promise<unknown>; children: ComponentChildren; kind?: "danger" | "primary"; confirm?: string }) {
   const [busy, setBusy] = useState(false);

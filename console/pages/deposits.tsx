@@ -1,8 +1,7 @@
 /** Deposits: where to send USDT (treasury, chains, a QR code), claiming a transfer, and the pending and credited list. */
-import { useState } from "preact/hooks";
 import { get, post } from "../api.ts";
 import { usd, when } from "../format.ts";
-import { Action, CopyButton, Empty, ErrorNote, Field, LocalPages, Page, Qr, Show, Status, useLoad } from "../ui.tsx";
+import { Action, CopyButton, Empty, Field, Form, LocalPages, Page, Qr, Show, Status, Table, useLoad } from "../ui.tsx";
 
 interface Methods {
   deposits_enabled: boolean;
@@ -27,7 +26,6 @@ interface Deposit {
 export function Deposits() {
   const methods = useLoad(() => get<Methods>("/v1/billing/methods"));
   const deposits = useLoad(() => get<Deposit[]>("/v1/billing/deposits"));
-  const [claimError, setClaimError] = useState<unknown>(null);
   return (
     <Page title="Deposits" intro="Credit is bought with USDT sent to the deployment's treasury; each transfer is credited once it has enough confirmations.">
       <Show loaded={methods}>
@@ -58,21 +56,12 @@ export function Deposits() {
           )
         }
       </Show>
-      <form
+      <Form
         class="panel"
-        aria-label="Claim a transfer"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const f = e.currentTarget as HTMLFormElement;
-          const d = new FormData(f);
-          setClaimError(null);
-          try {
-            await post("/v1/billing/deposits", { chain: String(d.get("chain")), tx_hash: String(d.get("tx_hash")).trim() });
-            f.reset();
-            deposits.reload();
-          } catch (err) {
-            setClaimError(err);
-          }
+        label="Claim a transfer"
+        onSubmit={async (d) => {
+          await post("/v1/billing/deposits", { chain: String(d.get("chain")), tx_hash: String(d.get("tx_hash")).trim() });
+          deposits.reload();
         }}
       >
         <h2>Claim a transfer</h2>
@@ -92,8 +81,7 @@ export function Deposits() {
           </Field>
         </div>
         <button type="submit">Claim</button>
-        <ErrorNote error={claimError} />
-      </form>
+      </Form>
       <h2>Deposits</h2>
       <Action run={async () => (await post("/v1/billing/deposits/refresh"), deposits.reload())}>Check pending now</Action>
       <Show loaded={deposits}>
@@ -103,36 +91,30 @@ export function Deposits() {
           ) : (
             <LocalPages rows={rows} label="Deposits">
               {(page) => (
-                <table>
-                  <caption class="sr-only">Deposits, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Chain</th>
-                      <th scope="col">Amount</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Confirmations</th>
-                      <th scope="col">Transaction</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.map((d) => (
-                      <tr key={d.id}>
-                        <td>{when(d.created_at)}</td>
-                        <td>{d.chain}</td>
-                        <td>{usd(d.amount_micro_usd)}</td>
-                        <td>
+                <Table
+                  caption="Deposits, newest first"
+                  rows={page}
+                  rowKey={(d) => d.id}
+                  columns={[
+                    { label: "When", cell: (d) => when(d.created_at) },
+                    { label: "Chain", cell: (d) => d.chain },
+                    { label: "Amount", cell: (d) => usd(d.amount_micro_usd) },
+                    {
+                      label: "Status",
+                      cell: (d) => (
+                        <>
                           <Status value={d.status} />
                           {d.last_error && <div class="muted small">{d.last_error}</div>}
-                        </td>
-                        <td>
-                          {d.confirmations} / {d.required_confirmations}
-                        </td>
-                        <td class="mono small">{d.explorer_url ? <a href={d.explorer_url}>{d.tx_hash.slice(0, 14)}…</a> : `${d.tx_hash.slice(0, 14)}…`}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                        </>
+                      ),
+                    },
+                    { label: "Confirmations", cell: (d) => `${d.confirmations} / ${d.required_confirmations}` },
+                    {
+                      label: "Transaction",
+                      cell: (d) => <span class="mono small">{d.explorer_url ? <a href={d.explorer_url}>{d.tx_hash.slice(0, 14)}…</a> : `${d.tx_hash.slice(0, 14)}…`}</span>,
+                    },
+                  ]}
+                />
               )}
             </LocalPages>
           )

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks";
 import { del, get, post } from "../api.ts";
 import { parseUsd, usd } from "../format.ts";
-import { Action, CopyButton, Empty, ErrorNote, Field, Page, Show, Status, useLoad } from "../ui.tsx";
+import { Action, CopyButton, Empty, Field, Form, Page, Show, Status, useLoad } from "../ui.tsx";
 import type { Key } from "./types.ts";
 
 const SCOPES = ["inference", "sandboxes", "state", "memory", "mailbox", "mcp", "billing:read", "keys:delegate", "pay", "post", "records", "services"];
@@ -31,16 +31,11 @@ function Secret({ title, secret, onDone }: { title: string; secret: string; onDo
 }
 
 function MintForm({ onMinted }: { onMinted(key: Key & { key: string }): void }) {
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
   return (
-    <form
+    <Form
       class="panel"
-      aria-label="Mint a key"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        const f = e.currentTarget as HTMLFormElement;
-        const data = new FormData(f);
+      label="Mint a key"
+      onSubmit={async (data) => {
         const body: Record<string, unknown> = { scopes: data.getAll("scope").map(String) };
         const name = String(data.get("name") ?? "").trim();
         if (name) body.name = name;
@@ -51,19 +46,10 @@ function MintForm({ onMinted }: { onMinted(key: Key & { key: string }): void }) 
           const text = String(data.get(input) ?? "").trim();
           if (!text) continue;
           const v = parseUsd(text);
-          if (typeof v === "string") return setError(new Error(`${field}: ${v}`));
+          if (typeof v === "string") throw new Error(`${field}: ${v}`);
           body[field] = v;
         }
-        setBusy(true);
-        setError(null);
-        try {
-          onMinted(await post<Key & { key: string }>("/v1/keys", body));
-          f.reset();
-        } catch (err) {
-          setError(err);
-        } finally {
-          setBusy(false);
-        }
+        onMinted(await post<Key & { key: string }>("/v1/keys", body));
       }}
     >
       <h2>Mint a key</h2>
@@ -88,11 +74,10 @@ function MintForm({ onMinted }: { onMinted(key: Key & { key: string }): void }) 
           <input id="key-breaker" name="breaker" inputMode="decimal" placeholder="1.00" aria-describedby="key-breaker-hint" />
         </Field>
       </div>
-      <button type="submit" class="primary" id="mint" disabled={busy}>
+      <button type="submit" class="primary" id="mint">
         Mint key
       </button>
-      <ErrorNote error={error} />
-    </form>
+    </Form>
   );
 }
 

@@ -1,11 +1,9 @@
 /** Operator sign-in: the admin token, typed once per browser session, exchanged for an HttpOnly cookie (never stored by this page). */
-import { useState } from "preact/hooks";
 import type { AppState } from "../main.tsx";
 import { call } from "../api.ts";
-import { ErrorNote, Field } from "../ui.tsx";
+import { Field, Form } from "../ui.tsx";
 
 export function OperatorSignIn({ state }: { state: AppState }) {
-  const [error, setError] = useState<unknown>(null);
   if (!state.session.admin_configured) {
     return (
       <section aria-labelledby="page-title">
@@ -23,18 +21,11 @@ export function OperatorSignIn({ state }: { state: AppState }) {
       <h1 id="page-title" tabIndex={-1}>
         Operator sign-in
       </h1>
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const input = (e.currentTarget as HTMLFormElement).elements.namedItem("admin_token") as HTMLInputElement;
-          setError(null);
-          try {
-            await call("POST", "/console/api/operator", { admin_token: input.value });
-            input.value = "";
-            await state.refresh();
-          } catch (err) {
-            setError(err);
-          }
+      <Form
+        label="Operator sign-in"
+        onSubmit={async (d) => {
+          await call("POST", "/console/api/operator", { admin_token: String(d.get("admin_token")) });
+          await state.refresh();
         }}
       >
         <Field id="admin-token" label="Admin token" hint="Kept for this browser session as an HttpOnly cookie; the page does not store it.">
@@ -43,8 +34,7 @@ export function OperatorSignIn({ state }: { state: AppState }) {
         <button type="submit" class="primary">
           Sign in
         </button>
-      </form>
-      <ErrorNote error={error} />
+      </Form>
     </section>
   );
 }

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { get, post } from "../api.ts";
 import { when } from "../format.ts";
-import { Empty, ErrorNote, Field, Page, Show, Status, Table, useLoad } from "../ui.tsx";
+import { Empty, Field, Form, Page, Show, Status, Table, useLoad } from "../ui.tsx";
 
 interface Org {
   id: string;
@@ -21,7 +21,6 @@ interface Member {
 
 function Members({ org }: { org: Org }) {
   const loaded = useLoad(() => get<Member[]>(`/v1/orgs/${org.id}/members`), [org.id]);
-  const [error, setError] = useState<unknown>(null);
   const [sent, setSent] = useState<string | null>(null);
   const canInvite = org.role === "owner" || org.role === "admin";
   return (
@@ -43,19 +42,11 @@ function Members({ org }: { org: Org }) {
         )}
       </Show>
       {canInvite && (
-        <form
-          onSubmit={async (e) => {
-            e.preventDefault();
-            const f = e.currentTarget as HTMLFormElement;
-            const d = new FormData(f);
-            setError(null);
-            try {
-              const inv = await post<{ id: string }>(`/v1/orgs/${org.id}/invites`, { wallet_address: String(d.get("wallet")).trim(), role: String(d.get("role")) });
-              setSent(`Invite ${inv.id} sent: the wallet's owner accepts it after signing in.`);
-              f.reset();
-            } catch (err) {
-              setError(err);
-            }
+        <Form
+          label={`Invite to ${org.name}`}
+          onSubmit={async (d) => {
+            const inv = await post<{ id: string }>(`/v1/orgs/${org.id}/invites`, { wallet_address: String(d.get("wallet")).trim(), role: String(d.get("role")) });
+            setSent(`Invite ${inv.id} sent: the wallet's owner accepts it after signing in.`);
           }}
         >
           <div class="row">
@@ -71,8 +62,7 @@ function Members({ org }: { org: Org }) {
           </div>
           <button type="submit">Invite</button>
           {sent && <p role="status">{sent}</p>}
-          <ErrorNote error={error} />
-        </form>
+        </Form>
       )}
     </div>
   );
@@ -81,31 +71,21 @@ function Members({ org }: { org: Org }) {
 export function Orgs() {
   const loaded = useLoad(() => get<Org[]>("/v1/orgs"));
   const [open, setOpen] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
   return (
     <Page title="Orgs" intro="An org shares access between accounts, each member with a role.">
-      <form
+      <Form
         class="panel row"
-        aria-label="Create an org"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const f = e.currentTarget as HTMLFormElement;
-          setError(null);
-          try {
-            await post("/v1/orgs", { name: String(new FormData(f).get("name")).trim() });
-            f.reset();
-            loaded.reload();
-          } catch (err) {
-            setError(err);
-          }
+        label="Create an org"
+        onSubmit={async (d) => {
+          await post("/v1/orgs", { name: String(d.get("name")).trim() });
+          loaded.reload();
         }}
       >
         <Field id="org-name" label="New org name">
           <input id="org-name" name="name" required maxLength={100} />
         </Field>
         <button type="submit">Create org</button>
-        <ErrorNote error={error} />
-      </form>
+      </Form>
       <Show loaded={loaded}>
         {(orgs) =>
           orgs.length === 0 ? (

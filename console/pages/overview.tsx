@@ -1,7 +1,8 @@
 /** Overview: spendable and held credit, this month's spend against the keys' caps, 30 days of spend, recent receipts. */
 import { get } from "../api.ts";
-import { usd, when } from "../format.ts";
-import { BarChart, Empty, Page, Show, Status, useLoad } from "../ui.tsx";
+import { usd } from "../format.ts";
+import { BarChart, Empty, Page, Show, Table, useLoad } from "../ui.tsx";
+import { ReceiptTable } from "./receipts.tsx";
 import type { Balance, Key, Receipt, UsageSummary } from "./types.ts";
 
 export function Overview() {
@@ -51,32 +52,27 @@ export function Overview() {
                   Set one when you <a href="/console/keys">mint a key</a>: a capped key is refused (402) once its month's spend reaches the cap.
                 </Empty>
               ) : (
-                <table>
-                  <caption class="sr-only">Keys with a monthly cap</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Key</th>
-                      <th scope="col">Spent this month</th>
-                      <th scope="col">Cap</th>
-                      <th scope="col">Used</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {capped.map((k) => {
-                      const used = Math.min(100, Math.round((k.spent_this_month_micro_usd / Math.max(1, k.monthly_cap_micro_usd!)) * 100));
-                      return (
-                        <tr key={k.id}>
-                          <td>{k.name ?? k.prefix}</td>
-                          <td>{usd(k.spent_this_month_micro_usd)}</td>
-                          <td>{usd(k.monthly_cap_micro_usd!)}</td>
-                          <td>
+                <Table
+                  caption="Keys with a monthly cap"
+                  rows={capped}
+                  rowKey={(k) => k.id}
+                  columns={[
+                    { label: "Key", cell: (k) => k.name ?? k.prefix },
+                    { label: "Spent this month", cell: (k) => usd(k.spent_this_month_micro_usd) },
+                    { label: "Cap", cell: (k) => usd(k.monthly_cap_micro_usd!) },
+                    {
+                      label: "Used",
+                      cell: (k) => {
+                        const used = Math.min(100, Math.round((k.spent_this_month_micro_usd / Math.max(1, k.monthly_cap_micro_usd!)) * 100));
+                        return (
+                          <>
                             <meter min={0} max={100} value={used} aria-label={`${k.name ?? k.prefix}: ${used}% of its cap`} /> {used}%
-                          </td>
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
+                          </>
+                        );
+                      },
+                    },
+                  ]}
+                />
               )}
               <h2>Recent receipts</h2>
               {receipts.length === 0 ? (
@@ -84,35 +80,7 @@ export function Overview() {
                   Every billable call returns a signed receipt. <a href="/console/keys">Mint an API key</a> and make a call, e.g. a chat completion with the openai SDK pointed at this server's /v1.
                 </Empty>
               ) : (
-                <table>
-                  <caption class="sr-only">Recent receipts</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Receipt</th>
-                      <th scope="col">Kind</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Cost</th>
-                      <th scope="col">When</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {receipts.map((r) => (
-                      <tr key={r.id}>
-                        <td>
-                          <a class="mono" href={`/console/receipts/${r.id}`}>
-                            {r.id}
-                          </a>
-                        </td>
-                        <td>{r.kind}</td>
-                        <td>
-                          <Status value={r.status} />
-                        </td>
-                        <td>{usd(r.cost_micro_usd)}</td>
-                        <td>{when(r.created_at)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <ReceiptTable rows={receipts} />
               )}
             </>
           );

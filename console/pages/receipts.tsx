@@ -6,9 +6,35 @@
 import { useState } from "preact/hooks";
 import { del, get, post, query } from "../api.ts";
 import { usd, when } from "../format.ts";
-import { Action, CopyButton, Empty, ErrorNote, Page, Paged, Show, Status, useLoad } from "../ui.tsx";
+import { Action, CopyButton, Empty, ErrorNote, Page, Paged, Show, Status, Table, useLoad } from "../ui.tsx";
 import { decodeReceipt, type PublishedSigner, type Verdict, verifyReceipt } from "../verify.ts";
 import type { Receipt } from "./types.ts";
+
+/** Receipts, newest first, each linking to its page (the overview shows the latest five this way). */
+export function ReceiptTable({ rows }: { rows: Receipt[] }) {
+  return (
+    <Table
+      caption="Receipts, newest first"
+      rows={rows}
+      rowKey={(r) => r.id}
+      columns={[
+        {
+          label: "Receipt",
+          cell: (r) => (
+            <a class="mono" href={`/console/receipts/${r.id}`}>
+              {r.id}
+            </a>
+          ),
+        },
+        { label: "Kind", cell: (r) => r.kind },
+        { label: "Status", cell: (r) => <Status value={r.status} /> },
+        { label: "Cost", cell: (r) => usd(r.cost_micro_usd) },
+        { label: "Run", cell: (r) => <span class="mono small">{r.run_id ?? "—"}</span> },
+        { label: "When", cell: (r) => when(r.created_at) },
+      ]}
+    />
+  );
+}
 
 export function Receipts() {
   const [kind, setKind] = useState("");
@@ -36,39 +62,7 @@ export function Receipts() {
         }}
         empty={<Empty title={kind ? `No ${kind} receipts` : "No receipts yet"}>Receipts appear here as soon as a key makes a billable call.</Empty>}
       >
-        {(rows) => (
-          <table>
-            <caption class="sr-only">Receipts, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Receipt</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Status</th>
-                <th scope="col">Cost</th>
-                <th scope="col">Run</th>
-                <th scope="col">When</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id}>
-                  <td>
-                    <a class="mono" href={`/console/receipts/${r.id}`}>
-                      {r.id}
-                    </a>
-                  </td>
-                  <td>{r.kind}</td>
-                  <td>
-                    <Status value={r.status} />
-                  </td>
-                  <td>{usd(r.cost_micro_usd)}</td>
-                  <td class="mono small">{r.run_id ?? "—"}</td>
-                  <td>{when(r.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        {(rows) => <ReceiptTable rows={rows} />}
       </Paged>
     </Page>
   );

@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { get, query, raw } from "../api.ts";
 import { usd, when } from "../format.ts";
-import { Action, BarChart, Empty, Page, Paged, Show, Status, useLoad } from "../ui.tsx";
+import { Action, BarChart, Empty, Page, Paged, Show, Status, Table, useLoad } from "../ui.tsx";
 import type { UsageEvent, UsageSummary } from "./types.ts";
 
 interface Filters {
@@ -91,40 +91,30 @@ export function Usage() {
         empty={<Empty title="No events match">Metered calls (inference, sandboxes, MCP tools, memory…) appear here with their cost. Widen the filters, or make a call with one of your keys.</Empty>}
       >
         {(rows) => (
-          <table>
-            <caption class="sr-only">Usage events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Resource</th>
-                <th scope="col">Key</th>
-                <th scope="col">Status</th>
-                <th scope="col">Cost</th>
-                <th scope="col">Units</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((e) => (
-                <tr key={e.id}>
-                  <td>{when(e.created_at)}</td>
-                  <td>{e.kind}</td>
-                  <td>{e.resource ?? "—"}</td>
-                  <td class="mono small">{e.key_id ?? "—"}</td>
-                  <td>
-                    <Status value={e.status} />
-                  </td>
-                  <td>{usd(e.cost_micro_usd)}</td>
-                  <td class="small">
+          <Table
+            caption="Usage events, newest first"
+            rows={rows}
+            rowKey={(e) => e.id}
+            columns={[
+              { label: "When", cell: (e) => when(e.created_at) },
+              { label: "Kind", cell: (e) => e.kind },
+              { label: "Resource", cell: (e) => e.resource ?? "—" },
+              { label: "Key", cell: (e) => <span class="mono small">{e.key_id ?? "—"}</span> },
+              { label: "Status", cell: (e) => <Status value={e.status} /> },
+              { label: "Cost", cell: (e) => usd(e.cost_micro_usd) },
+              {
+                label: "Units",
+                cell: (e) => (
+                  <span class="small">
                     {Object.entries(e.units)
                       .filter(([, v]) => typeof v === "number")
                       .map(([k, v]) => `${k} ${v}`)
                       .join(" · ")}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </span>
+                ),
+              },
+            ]}
+          />
         )}
       </Paged>
     </Page>

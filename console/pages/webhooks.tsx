@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { del, get, post } from "../api.ts";
 import { when } from "../format.ts";
-import { Action, CopyButton, Empty, ErrorNote, Field, LocalPages, Page, Show, Status, useLoad } from "../ui.tsx";
+import { Action, CopyButton, Empty, Field, Form, LocalPages, Page, Show, Status, Table, useLoad } from "../ui.tsx";
 
 interface Webhook {
   id: string;
@@ -64,34 +64,33 @@ function Deliveries({ hook }: { hook: Webhook }) {
           ) : (
             <LocalPages rows={rows} label="Deliveries" size={10}>
               {(page) => (
-                <table>
-                  <caption class="sr-only">Deliveries, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Event</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">HTTP</th>
-                      <th scope="col">Attempts</th>
-                      <th scope="col">Queued</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {page.map((d) => (
-                      <tr key={`${d.event_id}-${d.created_at}`}>
-                        <td>
+                <Table
+                  caption="Deliveries, newest first"
+                  rows={page}
+                  rowKey={(d) => `${d.event_id}-${d.created_at}`}
+                  columns={[
+                    {
+                      label: "Event",
+                      cell: (d) => (
+                        <>
                           {d.event_type} <span class="mono muted small">{d.event_id}</span>
-                        </td>
-                        <td>
+                        </>
+                      ),
+                    },
+                    {
+                      label: "Status",
+                      cell: (d) => (
+                        <>
                           <Status value={d.status} />
                           {d.last_error && <div class="muted small">{d.last_error}</div>}
-                        </td>
-                        <td>{d.response_status ?? "—"}</td>
-                        <td>{d.attempts}</td>
-                        <td>{when(d.created_at)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                        </>
+                      ),
+                    },
+                    { label: "HTTP", cell: (d) => d.response_status ?? "—" },
+                    { label: "Attempts", cell: (d) => d.attempts },
+                    { label: "Queued", cell: (d) => when(d.created_at) },
+                  ]}
+                />
               )}
             </LocalPages>
           )
@@ -105,7 +104,6 @@ export function Webhooks() {
   const loaded = useLoad(() => get<Webhook[]>("/v1/webhooks"));
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
   return (
     <Page title="Webhooks" intro="svc POSTs signed events to your endpoints (the signature scheme is in docs/webhooks.md), retries with backoff, and keeps every delivery.">
       {secret && (
@@ -118,22 +116,13 @@ export function Webhooks() {
           </button>
         </div>
       )}
-      <form
+      <Form
         class="panel"
-        aria-label="Add a webhook"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const f = e.currentTarget as HTMLFormElement;
-          const d = new FormData(f);
-          setError(null);
-          try {
-            const created = await post<Webhook & { secret: string }>("/v1/webhooks", { url: String(d.get("url")).trim(), events: d.getAll("event").map(String), description: String(d.get("description") ?? "").trim() || null });
-            setSecret(created.secret);
-            f.reset();
-            loaded.reload();
-          } catch (err) {
-            setError(err);
-          }
+        label="Add a webhook"
+        onSubmit={async (d) => {
+          const created = await post<Webhook & { secret: string }>("/v1/webhooks", { url: String(d.get("url")).trim(), events: d.getAll("event").map(String), description: String(d.get("description") ?? "").trim() || null });
+          setSecret(created.secret);
+          loaded.reload();
         }}
       >
         <h2>Add a webhook</h2>
@@ -156,8 +145,7 @@ export function Webhooks() {
         <button type="submit" class="primary">
           Add webhook
         </button>
-        <ErrorNote error={error} />
-      </form>
+      </Form>
       <Show loaded={loaded}>
         {(hooks) =>
           hooks.length === 0 ? (

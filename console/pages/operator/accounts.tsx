@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { get, post, query } from "../../api.ts";
 import { parseUsd, usd, when } from "../../format.ts";
-import { ErrorNote, Empty, Field, Page, Paged, Show, Status, Table, useLoad } from "../../ui.tsx";
+import { Empty, Field, Form, Page, Paged, Show, Status, Table, useLoad } from "../../ui.tsx";
 
 interface AdminAccount {
   id: string;
@@ -76,8 +76,6 @@ export function OperatorAccounts() {
 
 export function OperatorAccount({ id }: { id: string }) {
   const loaded = useLoad(() => get<Detail>(`/v1/admin/accounts/${encodeURIComponent(id)}`), [id]);
-  const [error, setError] = useState<unknown>(null);
-  const [creditError, setCreditError] = useState<unknown>(null);
   return (
     <Page title={`Account ${id}`}>
       <p>
@@ -104,19 +102,13 @@ export function OperatorAccount({ id }: { id: string }) {
                 {a.keys.active} usable of {a.keys.total}
               </dd>
             </dl>
-            <form
+            <Form
               class="panel"
-              aria-label={a.suspended ? "Unsuspend" : "Suspend"}
-              onSubmit={async (e) => {
-                e.preventDefault();
-                const reason = String(new FormData(e.currentTarget as HTMLFormElement).get("reason") ?? "").trim();
-                setError(null);
-                try {
-                  await post("/v1/admin/accounts/suspend", { account_id: a.id, suspended: !a.suspended, ...(reason ? { reason } : {}) });
-                  loaded.reload();
-                } catch (err) {
-                  setError(err);
-                }
+              label={a.suspended ? "Unsuspend" : "Suspend"}
+              onSubmit={async (d) => {
+                const reason = String(d.get("reason") ?? "").trim();
+                await post("/v1/admin/accounts/suspend", { account_id: a.id, suspended: !a.suspended, ...(reason ? { reason } : {}) });
+                loaded.reload();
               }}
             >
               <h2>{a.suspended ? "Lift the suspension" : "Suspend"}</h2>
@@ -127,25 +119,15 @@ export function OperatorAccount({ id }: { id: string }) {
               <button type="submit" class={a.suspended ? "" : "danger"} id="suspend-toggle">
                 {a.suspended ? "Unsuspend account" : "Suspend account"}
               </button>
-              <ErrorNote error={error} />
-            </form>
-            <form
+            </Form>
+            <Form
               class="panel"
-              aria-label="Adjust credit"
-              onSubmit={async (e) => {
-                e.preventDefault();
-                const f = e.currentTarget as HTMLFormElement;
-                const d = new FormData(f);
+              label="Adjust credit"
+              onSubmit={async (d) => {
                 const amount = parseUsd(String(d.get("amount") ?? ""));
-                setCreditError(null);
-                if (typeof amount === "string") return setCreditError(new Error(`amount: ${amount}`));
-                try {
-                  await post(`/v1/admin/accounts/${a.id}/credit`, { amount_micro_usd: amount, direction: String(d.get("direction")), reason: String(d.get("reason") ?? "").trim() });
-                  f.reset();
-                  loaded.reload();
-                } catch (err) {
-                  setCreditError(err);
-                }
+                if (typeof amount === "string") throw new Error(`amount: ${amount}`);
+                await post(`/v1/admin/accounts/${a.id}/credit`, { amount_micro_usd: amount, direction: String(d.get("direction")), reason: String(d.get("reason") ?? "").trim() });
+                loaded.reload();
               }}
             >
               <h2>Grant or take credit</h2>
@@ -164,8 +146,7 @@ export function OperatorAccount({ id }: { id: string }) {
                 </Field>
               </div>
               <button type="submit">Apply</button>
-              <ErrorNote error={creditError} />
-            </form>
+            </Form>
             <h2>Recent ledger entries</h2>
             {a.recent_entries.length === 0 ? (
               <p class="muted">No ledger entries yet.</p>

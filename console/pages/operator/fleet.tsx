@@ -1,8 +1,7 @@
 /** Operator: providers and models with prices, nodes (approve, drain, disable), the denylist, replication and backup. */
-import { useState } from "preact/hooks";
 import { del, get, post } from "../../api.ts";
 import { usd, when } from "../../format.ts";
-import { Action, Empty, ErrorNote, Field, Page, Show, Status, Table, useLoad } from "../../ui.tsx";
+import { Action, Empty, Field, Form, Page, Show, Status, Table, useLoad } from "../../ui.tsx";
 
 interface Catalog {
   providers: { name: string; kind: string; base_url_host: string | null; credential: string; available: boolean; unavailable_reason: string | null; models: string[] }[];
@@ -121,24 +120,14 @@ interface Denied {
 
 export function OperatorDenylist() {
   const loaded = useLoad(() => get<Denied[]>("/v1/admin/denylist"));
-  const [error, setError] = useState<unknown>(null);
   return (
     <Page title="Denylist" intro="Request bodies whose sha256 is listed are refused (403 payload_denied) on every route.">
-      <form
+      <Form
         class="panel row"
-        aria-label="Refuse a payload"
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const f = e.currentTarget as HTMLFormElement;
-          const d = new FormData(f);
-          setError(null);
-          try {
-            await post("/v1/admin/denylist", { sha256: String(d.get("sha256")).trim(), reason: String(d.get("reason") ?? "").trim() || null });
-            f.reset();
-            loaded.reload();
-          } catch (err) {
-            setError(err);
-          }
+        label="Refuse a payload"
+        onSubmit={async (d) => {
+          await post("/v1/admin/denylist", { sha256: String(d.get("sha256")).trim(), reason: String(d.get("reason") ?? "").trim() || null });
+          loaded.reload();
         }}
       >
         <Field id="deny-sha" label="sha256 of the body">
@@ -148,8 +137,7 @@ export function OperatorDenylist() {
           <input id="deny-reason" name="reason" maxLength={500} />
         </Field>
         <button type="submit">Refuse</button>
-        <ErrorNote error={error} />
-      </form>
+      </Form>
       <Show loaded={loaded}>
         {(rows) =>
           rows.length === 0 ? (
