@@ -26,6 +26,10 @@ import m0019 from "./0019_oauth.sql" with { type: "text" };
 import m0020 from "./0020_agents.sql" with { type: "text" };
 import m0021 from "./0021_files.sql" with { type: "text" };
 import m0022 from "./0022_batches.sql" with { type: "text" };
+import m0023 from "./0023_guardrails.sql" with { type: "text" };
+import m0024 from "./0024_evals.sql" with { type: "text" };
+import m0025 from "./0025_judge.sql" with { type: "text" };
+import m0026 from "./0026_autopilot.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -57,4 +61,8 @@ export const migrations: Migration[] = [
   { version: 20, name: "0020_agents", sql: m0020 },
   { version: 21, name: "0021_files", sql: m0021 },
   { version: 22, name: "0022_batches", sql: m0022 },
+  { version: 23, name: "0023_guardrails", sql: m0023 },
+  { version: 24, name: "0024_evals", sql: m0024 },
+  { version: 25, name: "0025_judge", sql: m0025 },
+  { version: 26, name: "0026_autopilot", sql: m0026 },
 ];

@@ -13,15 +13,19 @@ import { adminModule } from "./admin/module.ts";
 import { agentsModule } from "./agents/module.ts";
 import { anchorsModule } from "./anchors/module.ts";
 import { authModule } from "./auth/module.ts";
-import { batchesModule } from "./batches/module.ts";
+import { autopilotModule } from "./autopilot/module.ts";
 import { backupModule } from "./backup/module.ts";
+import { batchesModule } from "./batches/module.ts";
 import { billingModule } from "./billing/module.ts";
 import { consoleModule } from "./console/module.ts";
 import { creditModule } from "./credit/module.ts";
+import { evalsModule } from "./evals/module.ts";
 import { explorerModule } from "./explorer/module.ts";
 import { filesModule } from "./files/module.ts";
 import { ghostsModule } from "./ghosts/module.ts";
+import { guardrailsModule } from "./guardrails/module.ts";
 import { inferenceModule } from "./inference/module.ts";
+import { judgeModule } from "./judge/module.ts";
 import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
 import { mcpModule } from "./mcp/module.ts";
@@ -58,6 +62,10 @@ export const modules: readonly AreaModule[] = [
   receiptsModule,
   webhooksModule,
   inferenceModule,
+  guardrailsModule,
+  evalsModule,
+  judgeModule,
+  autopilotModule,
   filesModule,
   batchesModule,
   sandboxesModule,

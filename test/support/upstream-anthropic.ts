@@ -41,7 +41,7 @@ export function anthropicMessages(call: StubCall): Reply {
   const userTexts = body.messages.filter((m: any) => m.role === "user").map((m: any) => textOf(m.content));
   const scripted = scriptedCall([textOf(body.system), ...userTexts], priorCalls, offered);
   const tool = scripted ? { name: scripted.name, schema: null, args: scripted.args } : chooseTool(body, lastText, lastIsToolResult);
-  const g = generate({ prompt: lastText, images: imagesIn(lastUser?.content), maxTokens: body.max_tokens, outputTokens: knobs.outputTokens, stop: body.stop_sequences });
+  const g = generate({ model: call.model, prompt: lastText, images: imagesIn(lastUser?.content), maxTokens: body.max_tokens, outputTokens: knobs.outputTokens, stop: body.stop_sequences });
   const n = call.nextId();
   const input = tool ? ("args" in tool ? tool.args : (sampleFromSchema(tool.schema) as Record<string, unknown>)) : null;
   const inputJson = input ? JSON.stringify(input) : "";

@@ -36,6 +36,26 @@ export interface GenerateInput {
   stop?: string[];
   /** Answer JSON: an object holding the reply, or one shaped by a JSON schema. */
   json?: { schema?: unknown } | null;
+  /** The upstream model name (without its @behaviour): picks a `[[say@MODEL …]]` directive. */
+  model?: string;
+  /** Where `[[say …]]` directives are looked for (the system and user text); the prompt when absent. */
+  script?: string;
+}
+
+/**
+ * Scripted replies, for callers that read what a model said (evals, jurors, guardrails on the
+ * output): `[[say TEXT]]` anywhere in the prompt makes the reply exactly TEXT; `[[say@MODEL TEXT]]`
+ * applies only when the request names that upstream model, and wins over a plain one.
+ */
+const SAY = /\[\[say(?:@([A-Za-z0-9._:-]+))? ([\s\S]*?)\]\]/g;
+
+export function saidText(prompt: string, model: string | undefined): string | null {
+  let plain: string | null = null;
+  for (const m of prompt.matchAll(SAY)) {
+    if (m[1] === undefined) plain ??= m[2]!;
+    else if (m[1] === model) return m[2]!;
+  }
+  return plain;
 }
 
 export function replyText(prompt: string, images: number): string {
@@ -56,6 +76,9 @@ export function generate(input: GenerateInput): Generated {
   if (input.outputTokens !== undefined) {
     tokens = filler(input.outputTokens);
     text = decode(tokens);
+  } else if (saidText(input.script ?? input.prompt, input.model) !== null) {
+    text = saidText(input.script ?? input.prompt, input.model)!;
+    tokens = encode(text, PLAIN);
   } else {
     const reply = replyText(input.prompt, input.images);
     text = input.json ? JSON.stringify(input.json.schema ? sampleFromSchema(input.json.schema, reply) : { reply }) : reply;

@@ -55,7 +55,9 @@ export function openaiChat(call: StubCall): Reply {
   const format = body.response_format;
   const stop = typeof body.stop === "string" ? [body.stop] : Array.isArray(body.stop) ? body.stop : undefined;
   const g = generate({
+    model: call.model,
     prompt: textOf(lastUser?.content),
+    script: body.messages.filter((m: any) => m.role === "system" || m.role === "user").map((m: any) => textOf(m.content)).join("\n"),
     images: imagesIn(lastUser?.content),
     maxTokens: body.max_completion_tokens ?? body.max_tokens,
     outputTokens: knobs.outputTokens,

@@ -12,7 +12,8 @@
  * given and the last user text contains "use the tool" (or tool_choice forces one), the reply
  * is a call of the first (or the forced) tool with arguments built from its schema. Scripted
  * calls for agent loops: `[[call NAME {args}]]` / `[[loop NAME {args}]]` in the system or user
- * text (upstream-generate.ts scriptedCall).
+ * text (upstream-generate.ts scriptedCall). Scripted replies: `[[say TEXT]]` in the system or user
+ * text answers exactly TEXT, `[[say@MODEL TEXT]]` only for that upstream model (saidText).
  *
  * Behaviours, per request: header `x-stub-behaviour: B`, or the model name's suffix `…@B`
  * (so a model entry in svc.toml can pin one):

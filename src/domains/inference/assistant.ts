@@ -103,6 +103,9 @@ export async function answer(ctx: Context, budget: DailyBudget, body: unknown, s
     options: { privacyTier: "standard", region: null, scrub: false, runId: null, context: null },
     tier: "standard",
     scrubbed: null,
+    // Keyless and accountless: no account's guardrails or model routes apply.
+    guard: null,
+    routedFrom: null,
     amount: estimate.amount,
   };
 

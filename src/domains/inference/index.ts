@@ -10,3 +10,8 @@ export { checkEmbeddingModel, embedMetered, type MeteredEmbeddingRequest, type M
 export { checkChatModel, serveChatCompletion } from "./chat-service.ts";
 /** A batch line through the same pipeline as its route (the batches area). */
 export { BATCH_ENDPOINTS, type BatchLineResult, completeBatchLine, retryableLineError } from "./batch-line.ts";
+/** A chat completion whose text another area reads (eval cases, judge jurors), metered and receipted like the route. */
+export { type ChatCallAnswer, type ChatCallRequest, completeChat } from "./chat-call.ts";
+export type { Caller } from "./pipeline.ts";
+/** Account model routes: requests for one model served by another (autopilot's switch_model). */
+export { clearModelRoute, type ModelRoute, modelRoutesOf, setModelRoute } from "./model-rerouting.ts";

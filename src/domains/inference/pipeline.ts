@@ -19,7 +19,7 @@
  * - Receipts and logs hold metadata only: token counts, provider names, fingerprints.
  */
 import type { PrivacyTier } from "./config.ts";
-import { type ApiKeyPrincipal, keyPrivacyTier } from "../keys/index.ts";
+import { keyPrivacyTier } from "../keys/index.ts";
 import { ApiError, invalidField } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
 import { DEFAULT_HOLD_TTL_MS, type Reservation, type Settlement } from "../../core/meter.ts";
@@ -31,7 +31,11 @@ import { type CallContext, type Dialect, type Reply, replyObject, type UpstreamP
 import { eligibleProviders } from "./eligibility.ts";
 import { costOf, type TokenUsage } from "./pricing.ts";
 import { malformedResponse, UpstreamError } from "./providers/errors.ts";
-import { scrubPrompt } from "./scrub.ts";
+import { mapPrompt, scrubPrompt } from "./scrub.ts";
+import { type Guard, guardFor } from "../guardrails/index.ts";
+import { routedModel } from "./model-rerouting.ts";
+import { GuardedStream, guardReplyJson } from "./guarded-output.ts";
+import type { Endpoint } from "./providers/types.ts";
 import { receiptEvent, serveStream, type StreamTranslator } from "./streaming.ts";
 import { contextReceiptGroup, parseSvcOptions, type SvcOptions } from "./svc-options.ts";
 import { countTokens } from "./tokens.ts";
@@ -39,8 +43,17 @@ import { stripSvcFields } from "./translate/svc-fields.ts";
 import type { Json } from "./translate/types.ts";
 import type { NormalUsage } from "./translate/usage.ts";
 
+/**
+ * Who pays for a call: an API key's account and key, or an account acting without a key (work a
+ * signed-in owner starts from a session, such as an eval run: the account's credit, no key caps).
+ */
+export interface Caller {
+  accountId: string;
+  keyId: string | null;
+}
+
 export interface InferenceRequest {
-  principal: ApiKeyPrincipal;
+  principal: Caller;
   body: unknown;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
@@ -58,6 +71,10 @@ export interface PreparedCall {
   tier: PrivacyTier;
   /** Redactions made (svc_scrub), or null when scrubbing was not asked for. */
   scrubbed: number | null;
+  /** The account's guardrails that apply to this call (input already applied), or null. */
+  guard: Guard | null;
+  /** The model the client asked for, when an account model route sent the call to another. */
+  routedFrom: string | null;
   amount: number;
   /** The upstream call for providers[0], built while preparing (so a request it cannot express is refused before the reservation). */
   firstPlan?: UpstreamPlan;
@@ -67,6 +84,8 @@ export interface PreparedCall {
 /** The provider that answered, its answer, and the providers skipped before it. */
 interface Answered {
   provider: CatalogProvider;
+  /** The upstream API the provider was called with (where output guardrails find the text). */
+  endpoint: Endpoint;
   response: Response;
   fallbackFrom: string[];
   /** A non-streamed reply, read and parsed inside the fallback loop (a broken body falls back too). */
@@ -96,9 +115,9 @@ export function findModel(ctx: Context, dialect: Dialect, body: Json): { model: 
   return { model, snapshot };
 }
 
-/** The key's own tier (POST /v1/keys privacy_tier), or standard. */
-function keyTier(ctx: Context, keyId: string): PrivacyTier {
-  return keyPrivacyTier(ctx, keyId) ?? "standard";
+/** The key's own tier (POST /v1/keys privacy_tier), or standard (and standard for keyless work). */
+function keyTier(ctx: Context, keyId: string | null): PrivacyTier {
+  return (keyId && keyPrivacyTier(ctx, keyId)) || "standard";
 }
 
 /** Everything decided before the reservation; every refusal here costs the caller nothing. */
@@ -107,7 +126,14 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
   const { clean, svc, unknownSvc } = stripSvcFields(req.body);
   const options = parseSvcOptions(svc, unknownSvc);
   dialect.check(clean);
-  const { model, snapshot } = findModel(ctx, dialect, clean);
+  const found = findModel(ctx, dialect, clean);
+  const { snapshot } = found;
+  let model = found.model;
+  // The account's standing route for this model (autopilot's switch_model), when its target is still served.
+  let routedFrom: string | null = null;
+  const target = routedModel(ctx, req.principal.accountId, model.id);
+  const routed = target === null ? undefined : snapshot.model(target);
+  if (routed && routed.type === model.type) (routedFrom = model.id), (model = routed);
   const tier = options.privacyTier ?? keyTier(ctx, req.principal.keyId);
   const providers = eligibleProviders(ctx, snapshot, model, dialect, { tier, region: options.region }, { accountId: req.principal.accountId, keyId: req.principal.keyId });
 
@@ -118,6 +144,9 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
     body = result.body;
     scrubbed = result.count;
   }
+  // Guardrails see the prompt as it would leave (after svc_scrub); a block rule throws here, before anything is reserved.
+  const guard = guardFor(ctx, { accountId: req.principal.accountId, keyId: req.principal.keyId, models: routedFrom ? [routedFrom, model.id] : [model.id], api: dialect.api });
+  if (guard?.guardsInput) body = mapPrompt(dialect.api, body, (text) => guard.input(text));
   const estimate = dialect.estimate(model, body);
   const stream = body.stream === true;
   const anthropicBeta = req.headers["anthropic-beta"];
@@ -133,7 +162,7 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
   };
   // Translating for the first provider here refuses a request it cannot express (a 400) before anything is reserved.
   const firstPlan = dialect.upstream(providers[0]!, call);
-  return { dialect, call, providers, options, tier, scrubbed, amount: estimate.amount, firstPlan, batchId: req.batchId };
+  return { dialect, call, providers, options, tier, scrubbed, guard, routedFrom, amount: estimate.amount, firstPlan, batchId: req.batchId };
 }
 
 /**
@@ -154,7 +183,7 @@ export async function callWithFallback(ctx: Context, p: PreparedCall, signal: Ab
     }
     try {
       const response = await provider.adapter.request(plan.endpoint, plan.body, { signal, stream: p.call.stream, headers: plan.headers });
-      if (p.call.stream) return { provider, response, fallbackFrom: skipped };
+      if (p.call.stream) return { provider, endpoint: plan.endpoint, response, fallbackFrom: skipped };
       const text = await response.text();
       let parsed: unknown;
       try {
@@ -162,7 +191,7 @@ export async function callWithFallback(ctx: Context, p: PreparedCall, signal: Ab
       } catch {
         throw malformedResponse(provider.name, "a body that is not valid JSON");
       }
-      return { provider, response, fallbackFrom: skipped, reply: { json: replyObject(provider.name, parsed), text } };
+      return { provider, endpoint: plan.endpoint, response, fallbackFrom: skipped, reply: { json: replyObject(provider.name, parsed), text } };
     } catch (err) {
       if (signal.aborted || !(err instanceof UpstreamError) || !err.retryable) throw err;
       ctx.log.warn("upstream call failed", { provider: provider.name, model: p.call.model.id, error_type: err.type, upstream_status: err.upstreamStatus });
@@ -191,6 +220,7 @@ function receiptUnits(p: PreparedCall, answered: Answered, usage: TokenUsage): R
   const routing: Record<string, unknown> = { provider: answered.provider.name, privacy_tier: p.tier };
   if (p.options.region) routing.region = p.options.region;
   if (answered.fallbackFrom.length) routing.fallback_from = answered.fallbackFrom;
+  if (p.routedFrom) routing.routed_from = p.routedFrom;
   return {
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
@@ -199,7 +229,7 @@ function receiptUnits(p: PreparedCall, answered: Answered, usage: TokenUsage): R
     stream: p.call.stream,
     ...(p.batchId ? { batch_id: p.batchId } : {}),
     ...(p.scrubbed !== null ? { scrubbed: p.scrubbed } : {}),
-    attestations: { routing, ...(p.options.context ? { context: contextReceiptGroup(p.options.context) } : {}) },
+    attestations: { routing, ...(p.options.context ? { context: contextReceiptGroup(p.options.context) } : {}), ...(p.guard ? { guardrails: p.guard.stamp() } : {}) },
   };
 }
 
@@ -214,7 +244,8 @@ function settle(ctx: Context, p: PreparedCall, r: Reservation, answered: Answere
 }
 
 function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, signal: AbortSignal): Response {
-  const translator: StreamTranslator = p.dialect.stream(answered.provider, p.call);
+  const inner: StreamTranslator = p.dialect.stream(answered.provider, p.call);
+  const translator = p.guard?.guardsOutput ? new GuardedStream(inner, p.guard, answered.endpoint) : inner;
   const bill = (complete: boolean) => billedUsage(translator.usage(), () => translator.producedText(), p.call.promptTokens, complete);
   return serveStream(
     answered.response,
@@ -233,8 +264,14 @@ function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answe
   );
 }
 
-/** The reply in the client's shape; a body the translator cannot read is the upstream's fault (502), not ours. */
+/** The reply in the client's shape (its text through the output guardrails first); a body the translator cannot read is the upstream's fault (502), not ours. */
 function readReply(p: PreparedCall, answered: Answered): Reply {
+  const guard = p.guard;
+  if (guard?.guardsOutput) {
+    // A block rule throws here: the caller releases the hold, so nothing is billed.
+    guardReplyJson(answered.endpoint, answered.reply!.json, (text) => guard.output(text));
+    answered.reply!.text = JSON.stringify(answered.reply!.json);
+  }
   try {
     return p.dialect.reply(answered.provider, answered.reply!.json, answered.reply!.text, p.call);
   } catch (err) {

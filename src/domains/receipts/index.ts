@@ -9,3 +9,4 @@ export { rotateSigner } from "./signers.ts";
 export { countRuns, receiptsOfRun, type RunReceiptRow, type RunTotals, runTotals, runTotalsOf } from "./by-run.ts";
 export { type ReceiptCounts, receiptCounts, receiptsAfter, recentlyShared, type SharedReceiptRow, sharedAmong } from "./public-stats.ts";
 export { Address, Hex64, Signature, Statement } from "./models.ts";
+export { type RecentReceipt, recentReceipts } from "./recent.ts";

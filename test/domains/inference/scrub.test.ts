@@ -4,7 +4,8 @@
  * text is touched (images, roles, ids and tool schemas pass unchanged).
  */
 import { describe, expect, test } from "bun:test";
-import { ibanValid, luhnValid, scrubPrompt, scrubText } from "../../../src/domains/inference/scrub.ts";
+import { ibanValid, luhnValid } from "../../../src/core/redact.ts";
+import { scrubPrompt, scrubText } from "../../../src/domains/inference/scrub.ts";
 
 const redacts = (text: string, kind: string) => {
   const r = scrubText(text);

@@ -1,0 +1,2 @@
+import { defineModule } from "../../module.ts";
+export const evalsModule = defineModule({ name: "evals" });

@@ -1,0 +1,7 @@
+/**
+ * Guardrails: detectors enforced in the inference pipeline, the findings they stamp on
+ * receipts, and the account's effective policies.
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
+export { Guard, type GuardedCall, guardFor, guardrailBlocked, OutputWindow } from "./guard.ts";

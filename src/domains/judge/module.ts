@@ -1,0 +1,2 @@
+import { defineModule } from "../../module.ts";
+export const judgeModule = defineModule({ name: "judge" });
