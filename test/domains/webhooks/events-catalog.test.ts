@@ -8,7 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
+import { CHECK_INTERVAL_MS, saveCatalog } from "../../../src/domains/inference/catalog.ts";
 import { parseInferenceSection } from "../../../src/domains/inference/config.ts";
+import { registerJobs } from "../../../src/jobs.ts";
 import { addWallet } from "../../../src/domains/auth/wallets.ts";
 import { EVENT_FAMILIES, EVENT_TYPES } from "../../../src/domains/webhooks/catalog.ts";
 import { registerWebhookJobs } from "../../../src/domains/webhooks/delivery.ts";
@@ -67,6 +69,26 @@ async function runBatch(t: Tenant, model: string): Promise<void> {
   } finally {
     await t.h.ctx.batchRunner.stop(1000);
   }
+}
+
+/**
+ * An eval whose one case passes on m-stub as it is, a monitor on it, then m-stub pointed at
+ * another upstream (as an operator editing svc.toml would): the monitor's next run fails the
+ * case, a drop of 1.0.
+ */
+async function evalDrift(t: Tenant): Promise<void> {
+  t.h.ctx.ledger.credit(t.accountId, 10 * USD, { type: "deposit" });
+  registerJobs(t.h.ctx);
+  const evaluation = await post(t, "/v1/evals", { name: "drift", model: "m-stub", cases: [{ input: "[[say@stub-gpt yes]]", expected: "yes", assert: "exact" }] });
+  expect((await post(t, `/v1/evals/${evaluation.body.id}/run`)).status).toBe(201);
+  expect((await post(t, "/v1/evals/monitors", { eval_id: evaluation.body.id, interval_s: 3600, drop_threshold: 0.5 })).status).toBe(201);
+  const section = {
+    providers: t.h.ctx.config.providers.map((p) => ({ ...p })),
+    models: [...t.h.ctx.catalog.current().models.values()].map(({ created: _created, ...m }) => (m.id === "m-stub" ? { ...m, upstream: "stub-other" } : { ...m })),
+  };
+  saveCatalog(t.h.ctx.config.config_path, section);
+  t.h.clock.advance(3_600_000 + CHECK_INTERVAL_MS);
+  await t.h.ctx.scheduler.runDue();
 }
 
 /** Spec §6, row by row. */
@@ -185,7 +207,7 @@ const SPEC_6: CatalogueRow[] = [
       expect((await post(t, `/v1/webhooks/${subscriber.id}/test`)).status).toBe(202);
     },
   },
-  { type: "eval_drift_detected", feature: "eval drift monitors", ships: false, route: "POST /v1/evals/monitors" },
+  { type: "eval_drift_detected", feature: "eval drift monitors", ships: true, trigger: evalDrift },
   { type: "attestation.*", feature: "attestation records", ships: false, route: "POST /v1/attestations/{asset_id}/refresh" },
 ];
 
