@@ -58,7 +58,7 @@ function messagesOf(c: EvalCase): ChatCallRequest["messages"] {
 
 async function runCase(ctx: Context, caller: Caller, row: EvalRow, c: EvalCase, index: number, model: string, spend: Spend, signal?: AbortSignal): Promise<{ result: CaseResult; output: string }> {
   const started = performance.now();
-  const call = await completeChat(ctx, { caller, model, messages: messagesOf(c), signal });
+  const call = await completeChat(ctx, { caller, model, messages: messagesOf(c), exactModel: true, signal });
   const latency = Math.max(0, Math.round(performance.now() - started));
   spend.cost += call.settlement.cost;
   if (call.settlement.receipt) spend.receipts.push(call.settlement.receipt.id);

@@ -21,6 +21,11 @@ export interface ChatCallRequest {
   json?: boolean;
   /** Chains the call's receipt into a run (svc_run_id). */
   runId?: string;
+  /**
+   * Serve exactly this model even when the account routes it elsewhere (inference/model-rerouting.ts):
+   * an eval run on model A must measure A, or a route adopted from its evidence would rewrite it.
+   */
+  exactModel?: boolean;
   signal?: AbortSignal;
 }
 
@@ -49,7 +54,7 @@ export async function completeChat(ctx: Context, req: ChatCallRequest): Promise<
   const { value, settlement, usage } = await completeCall(
     ctx,
     chatDialect,
-    { principal: req.caller, body, signal: req.signal ?? new AbortController().signal, headers: {} },
+    { principal: req.caller, body, signal: req.signal ?? new AbortController().signal, headers: {}, exactModel: req.exactModel },
     (_json, provider, reply) => ({ text: textOf(JSON.parse(reply.body) as Record<string, unknown>), provider }),
   );
   return { ...value, usage, settlement };

@@ -60,6 +60,8 @@ export interface InferenceRequest {
   headers: Record<string, string | undefined>;
   /** The batch this call is a line of: named on its receipt. */
   batchId?: string;
+  /** Serve the model named, ignoring the account's model routes (an eval run or a juror must be the model it names). */
+  exactModel?: boolean;
 }
 
 /** One call, decided: what is sent where, reserved how much. */
@@ -131,7 +133,7 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
   let model = found.model;
   // The account's standing route for this model (autopilot's switch_model), when its target is still served.
   let routedFrom: string | null = null;
-  const target = routedModel(ctx, req.principal.accountId, model.id);
+  const target = req.exactModel ? null : routedModel(ctx, req.principal.accountId, model.id);
   const routed = target === null ? undefined : snapshot.model(target);
   if (routed && routed.type === model.type) (routedFrom = model.id), (model = routed);
   const tier = options.privacyTier ?? keyTier(ctx, req.principal.keyId);

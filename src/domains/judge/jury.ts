@@ -44,7 +44,7 @@ export async function convene(ctx: Context, caller: Caller, jurors: readonly str
   const votes = await Promise.all(
     jurors.map(async (juror): Promise<JurorVote | null> => {
       try {
-        const answer = await completeChat(ctx, { caller, model: juror, messages, json: true, maxTokens: ctx.config.judge.juror_max_tokens, signal });
+        const answer = await completeChat(ctx, { caller, model: juror, messages, json: true, maxTokens: ctx.config.judge.juror_max_tokens, exactModel: true, signal });
         const receiptId = answer.settlement.receipt?.id ?? null;
         const vote = readVote(answer.text, labels);
         const base = { juror, choice: vote.choice, rationale: vote.rationale, receipt_id: receiptId, cost: answer.settlement.cost };

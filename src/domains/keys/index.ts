@@ -5,5 +5,5 @@
  */
 export { API_KEY_PREFIX, type ApiKeyPrincipal, principalOfKey, resolveApiKey } from "./principal.ts";
 export { hasScope, missingScope, parseScopes, type Scope, SCOPES, scopesWithin } from "./scopes.ts";
-export { auditKey, delegateKey, keyNotFound, listKeys, type MintedKey, mintKey, revokeKey, setKeyExpiry } from "./service.ts";
+export { auditKey, delegateKey, keyNotFound, listKeys, type MintedKey, mintKey, revokeKey, setKeyExpiry, setKeyMonthlyCap } from "./service.ts";
 export { getKeyRow, keyCountsOf, keyInForce, keyPrivacyTier, type KeyRow, keyRowsOf, keyView, type KeyView, subtreeIds, usableStandardKeyCount } from "./store.ts";

@@ -177,6 +177,23 @@ export function unfreezeKey(ctx: Context, accountId: string, keyId: string): Key
   });
 }
 
+/**
+ * Sets (or, with null, lifts) a key's monthly cap for its owner's account: the meter checks it
+ * from the next reservation on, against the key's subtree spend this UTC month. Refused for a
+ * key that can no longer spend (revoked, or replaced by rotation). Answers the previous cap
+ * with the key, so the caller can record what it changed.
+ */
+export function setKeyMonthlyCap(ctx: Context, accountId: string, keyId: string, cap: MicroUsd | null): { previous: MicroUsd | null; key: KeyView } {
+  if (cap !== null && (!Number.isSafeInteger(cap) || cap < 0)) throw invalidField("monthly_cap_micro_usd", "must be a whole number of micro-USD, at least 0");
+  return ctx.tx.run(() => {
+    const row = ownKey(ctx, accountId, keyId);
+    const status = statusOf(row, ctx.clock.now());
+    if (status === "revoked" || status === "rotated") throw conflict(`key_${status}`, `a ${status} key's cap cannot be changed`);
+    ctx.db.query("UPDATE api_keys SET monthly_cap_micro_usd = ? WHERE id = ?").run(cap, row.id);
+    return { previous: row.monthly_cap_micro_usd, key: keyView(ctx, getKeyRow(ctx, row.id)!) };
+  });
+}
+
 export interface DelegateInput {
   name?: string | null;
   scopes?: string[];

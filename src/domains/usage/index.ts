@@ -4,3 +4,5 @@
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
 export { closedPeriod, instant, INSTANT_PATTERN, orderedPeriod, type Period, TIME_ERROR } from "./period.ts";
+/** Inference calls, spend and tokens per model over a period (the autopilot's evidence). */
+export { inferenceUsageByModel, type ModelUsage } from "./by-model.ts";

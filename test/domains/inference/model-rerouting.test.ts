@@ -1,6 +1,6 @@
 /** Account model routes: an account's requests for one model served by another, named on the receipt. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { clearModelRoute, modelRoutesOf, setModelRoute } from "../../../src/domains/inference/index.ts";
+import { clearModelRoute, completeChat, modelRoutesOf, setModelRoute } from "../../../src/domains/inference/index.ts";
 import { accountWithSession, apiKeyFor } from "../../support/fixtures.ts";
 import { type Gateway, receiptFromHeaders, startGateway } from "./inference-support.ts";
 
@@ -35,4 +35,16 @@ test("a route must join two chat models of the catalogue", () => {
   expect(() => setModelRoute(g.h.ctx, g.accountId, "gpt-test", "embed-test")).toThrow("to");
   expect(() => setModelRoute(g.h.ctx, g.accountId, "nope", "gpt-test")).toThrow("from");
   expect(() => setModelRoute(g.h.ctx, g.accountId, "gpt-test", "gpt-test")).toThrow("differ");
+});
+
+test("work that names its model (an eval case, a juror) is served by that model whatever the account's routes", async () => {
+  setModelRoute(g.h.ctx, g.accountId, "gpt-test", "claude-test");
+  const caller = { accountId: g.accountId, keyId: null };
+  const messages = [{ role: "user" as const, content: "hello" }];
+  await completeChat(g.h.ctx, { caller, model: "gpt-test", messages });
+  expect(g.stub.last()!.path).toBe("/v1/messages");
+  const exact = await completeChat(g.h.ctx, { caller, model: "gpt-test", messages, exactModel: true });
+  expect(g.stub.last()!.path).toBe("/v1/chat/completions");
+  expect(exact.settlement.receipt).not.toBeNull();
+  clearModelRoute(g.h.ctx, g.accountId, "gpt-test");
 });
