@@ -70,7 +70,7 @@ function compiled(ctx: Context, id: string): Compiled | null {
   return out;
 }
 
-export const guardrailBlocked = (rule: Rule, side: Side): ApiError =>
+const guardrailBlocked = (rule: Rule, side: Side): ApiError =>
   new ApiError(400, "guardrail_blocked", `guardrail ${rule.guardrailId} ("${rule.name}") blocked this call: its ${rule.type} detector matched the ${side === "input" ? "prompt" : "reply"}; nothing was billed`, {
     guardrail_id: rule.guardrailId,
     detector: rule.type,

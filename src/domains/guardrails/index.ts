@@ -4,4 +4,4 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export { Guard, type GuardedCall, guardFor, guardrailBlocked, OutputWindow } from "./guard.ts";
+export { Guard, guardFor, OutputWindow } from "./guard.ts";

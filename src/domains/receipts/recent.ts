@@ -13,11 +13,11 @@ export interface RecentReceipt {
   payload: Payload;
 }
 
-/** Newest first, at most `limit`; `kind` narrows to one usage kind (e.g. inference). */
-export function recentReceipts(ctx: Context, accountId: string, limit: number, kind?: string): RecentReceipt[] {
-  const rows = kind === undefined
-    ? ctx.db.query<{ id: string; key_id: string | null; kind: string; created_at: number; receipt: string }, [string, number]>("SELECT id, key_id, kind, created_at, receipt FROM receipts WHERE account_id = ? ORDER BY seq DESC LIMIT ?").all(accountId, limit)
-    : ctx.db.query<{ id: string; key_id: string | null; kind: string; created_at: number; receipt: string }, [string, string, number]>("SELECT id, key_id, kind, created_at, receipt FROM receipts WHERE account_id = ? AND kind = ? ORDER BY seq DESC LIMIT ?").all(accountId, kind, limit);
+/** Newest first, at most `limit`. */
+export function recentReceipts(ctx: Context, accountId: string, limit: number): RecentReceipt[] {
+  const rows = ctx.db
+    .query<{ id: string; key_id: string | null; kind: string; created_at: number; receipt: string }, [string, number]>("SELECT id, key_id, kind, created_at, receipt FROM receipts WHERE account_id = ? ORDER BY seq DESC LIMIT ?")
+    .all(accountId, limit);
   const out: RecentReceipt[] = [];
   for (const r of rows) {
     const payload = decodeReceipt(r.receipt);

@@ -5,24 +5,17 @@
  */
 import { toFile } from "openai";
 import type { Batch } from "openai/resources/batches";
-import { defaultCatalog, type Gateway, type GatewayOptions, startGateway } from "../inference/inference-support.ts";
+import { type Gateway, type GatewayOptions, startGateway, withModels } from "../inference/inference-support.ts";
 
 export type { Batch };
 
 export async function startBatchGateway(options: GatewayOptions = {}): Promise<Gateway> {
   return startGateway({
-    catalog: (stub) => {
-      const base = defaultCatalog(stub);
-      return {
-        providers: base.providers,
-        models: [
-          ...base.models,
-          // 300 ms per call (the stub's default for "slow"): lines are in flight long enough to cancel or revoke mid-batch.
-          { id: "gpt-slow", provider: "oa", upstream: "stub-gpt@slow" },
-          { id: "gpt-fail", provider: "oa", upstream: "stub-gpt@fail" },
-        ],
-      };
-    },
+    catalog: withModels([
+      // 300 ms per call (the stub's default for "slow"): lines are in flight long enough to cancel or revoke mid-batch.
+      { id: "gpt-slow", provider: "oa", upstream: "stub-gpt@slow" },
+      { id: "gpt-fail", provider: "oa", upstream: "stub-gpt@fail" },
+    ]),
     ...options,
     harness: {
       ...options.harness,

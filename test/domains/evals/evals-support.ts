@@ -4,44 +4,27 @@
  * own answer, and a way to re-point a model at another upstream (svc.toml hot reload): the same
  * model id answering worse is how drift and regressions are made.
  */
-import { CHECK_INTERVAL_MS, saveCatalog } from "../../../src/domains/inference/catalog.ts";
 import { accountWithSession } from "../../support/fixtures.ts";
 import { bearer } from "../../support/harness.ts";
-import { defaultCatalog, type Gateway, type GatewayOptions, startGateway } from "../inference/inference-support.ts";
+import { type Gateway, type GatewayOptions, repointModel, startGateway, withModels } from "../inference/inference-support.ts";
 
 export const USD = 1_000_000;
 
 export async function startEvalsGateway(options: GatewayOptions = {}): Promise<Gateway> {
   return startGateway({
-    catalog: (stub) => {
-      const base = defaultCatalog(stub);
-      return {
-        providers: base.providers,
-        models: [
-          ...base.models,
-          { id: "model-b", provider: "oa", upstream: "stub-b" },
-          { id: "judge-test", provider: "oa", upstream: "stub-judge" },
-          // Re-pointed at stub-bad by repoint(): the same id, a worse model behind it.
-          { id: "drifty", provider: "oa", upstream: "stub-good" },
-          { id: "gpt-fail", provider: "oa", upstream: "stub-gpt@fail" },
-        ],
-      };
-    },
+    catalog: withModels([
+      { id: "model-b", provider: "oa", upstream: "stub-b" },
+      { id: "judge-test", provider: "oa", upstream: "stub-judge" },
+      // Re-pointed at stub-bad by repoint(): the same id, a worse model behind it.
+      { id: "drifty", provider: "oa", upstream: "stub-good" },
+      { id: "gpt-fail", provider: "oa", upstream: "stub-gpt@fail" },
+    ]),
     ...options,
   });
 }
 
-/** Points a model id at another upstream name, as an operator editing svc.toml would; the catalogue reloads. */
-export function repoint(g: Gateway, modelId: string, upstream: string): void {
-  const models = g.h.ctx.catalog.current().models;
-  const section = {
-    providers: g.h.ctx.config.providers.map((p) => ({ ...p })),
-    models: [...models.values()].map(({ created: _created, ...m }) => (m.id === modelId ? { ...m, upstream } : { ...m })),
-  };
-  saveCatalog(g.h.ctx.config.config_path, section);
-  g.h.clock.advance(CHECK_INTERVAL_MS);
-  if (g.h.ctx.catalog.current().model(modelId)?.upstream !== upstream) throw new Error(`the catalogue did not pick up ${modelId} → ${upstream}`);
-}
+/** Points a model id at another upstream name (svc.toml hot reload): see repointModel. */
+export const repoint = (g: Gateway, modelId: string, upstream: string): void => repointModel(g.h, modelId, upstream);
 
 /** Another account with a session (and, unless credit is 0, some credit). */
 export function tenant(g: Gateway, credit = 10 * USD) {

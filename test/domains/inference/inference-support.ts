@@ -7,6 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { type Hex, recoverMessageAddress } from "viem";
+import { CHECK_INTERVAL_MS, saveCatalog } from "../../../src/domains/inference/catalog.ts";
 import { type ModelConfig, parseInferenceSection, type ProviderConfig } from "../../../src/domains/inference/config.ts";
 import { startServer } from "../../../src/server.ts";
 import { onCleanup } from "../../support/cleanup.ts";
@@ -68,6 +69,27 @@ export function defaultCatalog(stub: UpstreamStub): { providers: ProviderOver[];
       { id: "claude-cut", provider: "an", upstream: "stub-claude@cut" },
     ],
   };
+}
+
+/** The default catalogue plus `extra` models on its providers (a suite's own stand-in models). */
+export const withModels = (extra: ModelOver[]) => (stub: UpstreamStub) => {
+  const base = defaultCatalog(stub);
+  return { providers: base.providers, models: [...base.models, ...extra] };
+};
+
+/**
+ * Points a model id at another upstream name, as an operator editing svc.toml would, and moves
+ * the clock past the catalogue's check so it reloads: the same model id answering differently
+ * (drift, regressions).
+ */
+export function repointModel(h: Harness, modelId: string, upstream: string): void {
+  const section = {
+    providers: h.ctx.config.providers.map((p) => ({ ...p })),
+    models: [...h.ctx.catalog.current().models.values()].map(({ created: _created, ...m }) => (m.id === modelId ? { ...m, upstream } : { ...m })),
+  };
+  saveCatalog(h.ctx.config.config_path, section);
+  h.clock.advance(CHECK_INTERVAL_MS);
+  if (h.ctx.catalog.current().model(modelId)?.upstream !== upstream) throw new Error(`the catalogue did not pick up ${modelId} → ${upstream}`);
 }
 
 const withModelDefaults = (m: ModelOver) => ({ upstream: m.id, input_micro_usd_per_mtok: PRICES.input, output_micro_usd_per_mtok: PRICES.output, max_output: 1000, ...m });

@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
-import { CHECK_INTERVAL_MS, saveCatalog } from "../../../src/domains/inference/catalog.ts";
 import { parseInferenceSection } from "../../../src/domains/inference/config.ts";
 import { registerJobs } from "../../../src/jobs.ts";
 import { addWallet } from "../../../src/domains/auth/wallets.ts";
@@ -20,7 +19,7 @@ import { bearer, type Harness, makeHarness } from "../../support/harness.ts";
 import { type Receiver, startReceiver } from "../../support/receiver.ts";
 import { inertFleet } from "../../support/sandbox-harness.ts";
 import { startUpstream, type UpstreamStub } from "../../support/upstream.ts";
-import { UPSTREAM_KEY } from "../inference/inference-support.ts";
+import { repointModel, UPSTREAM_KEY } from "../inference/inference-support.ts";
 
 const USD = 1_000_000;
 const TREASURY = "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf";
@@ -82,12 +81,8 @@ async function evalDrift(t: Tenant): Promise<void> {
   const evaluation = await post(t, "/v1/evals", { name: "drift", model: "m-stub", cases: [{ input: "[[say@stub-gpt yes]]", expected: "yes", assert: "exact" }] });
   expect((await post(t, `/v1/evals/${evaluation.body.id}/run`)).status).toBe(201);
   expect((await post(t, "/v1/evals/monitors", { eval_id: evaluation.body.id, interval_s: 3600, drop_threshold: 0.5 })).status).toBe(201);
-  const section = {
-    providers: t.h.ctx.config.providers.map((p) => ({ ...p })),
-    models: [...t.h.ctx.catalog.current().models.values()].map(({ created: _created, ...m }) => (m.id === "m-stub" ? { ...m, upstream: "stub-other" } : { ...m })),
-  };
-  saveCatalog(t.h.ctx.config.config_path, section);
-  t.h.clock.advance(3_600_000 + CHECK_INTERVAL_MS);
+  repointModel(t.h, "m-stub", "stub-other");
+  t.h.clock.advance(3_600_000);
   await t.h.ctx.scheduler.runDue();
 }
 
