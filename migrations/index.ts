@@ -30,6 +30,7 @@ import m0023 from "./0023_guardrails.sql" with { type: "text" };
 import m0024 from "./0024_evals.sql" with { type: "text" };
 import m0025 from "./0025_judge.sql" with { type: "text" };
 import m0026 from "./0026_autopilot.sql" with { type: "text" };
+import m0027 from "./0027_media.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -65,4 +66,5 @@ export const migrations: Migration[] = [
   { version: 24, name: "0024_evals", sql: m0024 },
   { version: 25, name: "0025_judge", sql: m0025 },
   { version: 26, name: "0026_autopilot", sql: m0026 },
+  { version: 27, name: "0027_media", sql: m0027 },
 ];

@@ -250,6 +250,10 @@ export const paths = (config: Pick<Config, "data_dir">) => ({
   db: join(config.data_dir, "svc.db"),
   masterKey: join(config.data_dir, "master.key"),
   signerKey: join(config.data_dir, "signer.key"),
+  /** The C2PA signing credential (src/domains/media/provenance/credentials.ts). */
+  provenance: join(config.data_dir, "provenance"),
+  /** Sealed media assets: generated videos, images served by URL (src/domains/media/asset-store.ts). */
+  media: join(config.data_dir, "media"),
   /** Written by svc from svc.toml for the litestream child; never edited by hand. */
   litestreamConfig: join(config.data_dir, "litestream.yml"),
   litestreamPid: join(config.data_dir, "litestream.pid"),

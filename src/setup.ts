@@ -21,6 +21,7 @@ import { Signer } from "./core/signer.ts";
 import { defaultReplicaUrl, parseReplica, redactReplicaUrl, ReplicaUrlError } from "./domains/backup/index.ts";
 import { ensureReplicaDir, restoreIfMissing } from "./domains/backup/index.ts";
 import { parseEvmAddress } from "./domains/billing/index.ts";
+import { ensureProvenanceCredential } from "./domains/media/index.ts";
 
 export interface SetupInput {
   configPath: string;
@@ -145,6 +146,10 @@ export async function setupWithRestore(input: SetupInput, log: Logger): Promise<
   const config = loadConfig({ config: report.config_path, dataDir: report.data_dir });
   const outcome = await restoreIfMissing(config, log);
   if (outcome === "restored") report.created.push(`database ${paths(config).db} (restored from ${redactReplicaUrl(config.backup.replica)})`);
+  // The C2PA signing chain (media manifests); async key generation, so here rather than in prepare().
+  const provenance = paths(config).provenance;
+  if (await ensureProvenanceCredential(provenance, Sealer.fromKeyFile(paths(config).masterKey))) report.created.push(`C2PA signing chain ${provenance}`);
+  else report.kept.push(`C2PA signing chain ${provenance}`);
   return finish(report, outcome === "restored");
 }
 

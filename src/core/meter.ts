@@ -77,7 +77,18 @@ export interface Settlement {
 }
 
 /** Runs inside settle's transaction; the receipts domain registers one to mint the receipt. */
-export type SettleHook = (info: { reservation: Reservation; cost: MicroUsd; usageEventId: string; units: Record<string, unknown>; status: string; at: number }) => { receipt?: SettledReceipt } | void;
+export type SettleHook = (info: { reservation: Reservation; cost: MicroUsd; usageEventId: string; units: Record<string, unknown>; status: string; at: number; receiptId?: string }) => { receipt?: SettledReceipt } | void;
+
+/**
+ * What a settle records beside its cost. receiptId: the id the receipt must carry, for work that
+ * had to name its receipt before settling (a media asset whose embedded provenance manifest
+ * cites the receipt that bills it); absent, the receipts hook picks one.
+ */
+export interface SettleDetails {
+  units?: Record<string, unknown>;
+  status?: string;
+  receiptId?: string;
+}
 
 /** A usage event as it was committed: what SSE feeds and webhooks of metering see. */
 export interface UsageEvent {
@@ -200,7 +211,7 @@ export class Meter {
    * transaction, after it: a caller's record of the charge (a batch line's result) commits with
    * the charge or not at all.
    */
-  settleGrouped(r: Reservation, cost: MicroUsd, details: { units?: Record<string, unknown>; status?: string } = {}, within?: (s: Settlement) => void): Promise<Settlement> {
+  settleGrouped(r: Reservation, cost: MicroUsd, details: SettleDetails = {}, within?: (s: Settlement) => void): Promise<Settlement> {
     return this.tx.grouped(() => {
       const settlement = this.settle(r, cost, details);
       within?.(settlement);
@@ -271,7 +282,7 @@ export class Meter {
    * spendable credit as far as it goes, never below zero; what could not be charged is
    * recorded on the usage event as uncharged_micro_usd.
    */
-  settle(r: Reservation, cost: MicroUsd, details: { units?: Record<string, unknown>; status?: string } = {}): Settlement {
+  settle(r: Reservation, cost: MicroUsd, details: SettleDetails = {}): Settlement {
     assertMicroUsd(cost, "cost");
     if (cost < 0) throw new RangeError("a settled cost cannot be negative");
     const now = this.clock.now();
@@ -301,7 +312,7 @@ export class Meter {
       const event: UsageEvent = { seq: row.seq, id: usageEventId, account_id: r.accountId, key_id: r.keyId, kind: r.kind, resource: r.resource, run_id: r.runId, cost_micro_usd: cost, reserved_micro_usd: r.amount, units, status, created_at: now };
       this.tx.afterCommit(() => this.usage.publish(event));
       let receipt: SettledReceipt | null = null;
-      for (const hook of this.hooks) receipt = hook({ reservation: r, cost, usageEventId, units, status, at: now })?.receipt ?? receipt;
+      for (const hook of this.hooks) receipt = hook({ reservation: r, cost, usageEventId, units, status, at: now, receiptId: details.receiptId })?.receipt ?? receipt;
       return { usageEventId, cost, receipt };
     });
   }

@@ -29,6 +29,7 @@ import { judgeModule } from "./judge/module.ts";
 import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
 import { mcpModule } from "./mcp/module.ts";
+import { mediaModule } from "./media/module.ts";
 import { memoryModule } from "./memory/module.ts";
 import { metricsModule } from "./metrics/module.ts";
 import { nodesModule } from "./nodes/module.ts";
@@ -66,6 +67,7 @@ export const modules: readonly AreaModule[] = [
   evalsModule,
   judgeModule,
   autopilotModule,
+  mediaModule,
   filesModule,
   batchesModule,
   sandboxesModule,

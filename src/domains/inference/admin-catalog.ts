@@ -59,6 +59,8 @@ function modelView(m: CatalogModel, snapshot: CatalogSnapshot) {
     context_length: m.context_length ?? null,
     max_output: m.max_output ?? null,
     modalities: [...m.modalities],
+    price_micro_usd_per_image: m.price_micro_usd_per_image ?? null,
+    price_micro_usd_per_second: m.price_micro_usd_per_second ?? null,
     created: m.created,
   };
 }

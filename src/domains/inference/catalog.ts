@@ -25,7 +25,7 @@
  */
 import { statSync } from "node:fs";
 import { readConfigFile, writeConfigFile } from "../../config.ts";
-import { type InferenceSection, type ModelConfig, parseInferenceSection, type ProviderConfig } from "./config.ts";
+import { type InferenceSection, type ModelConfig, type ModelType, parseInferenceSection, type ProviderConfig } from "./config.ts";
 import { type Clock, unixSecs } from "../../core/clock.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Sealer } from "../../core/seal.ts";
@@ -90,10 +90,15 @@ export class CatalogSnapshot {
     return [model.provider, ...model.fallback_providers].map((n) => this.providers.get(n)).filter((p): p is CatalogProvider => p?.available === true);
   }
 
-  /** What GET /v1/models lists: each model with the provider that would serve it first; models no available provider serves are left out. */
-  listed(): { model: CatalogModel; provider: CatalogProvider }[] {
+  /**
+   * What GET /v1/models lists (chat and embedding models; GET /v1/images/models and
+   * /v1/videos/models ask for theirs): each model with the provider that would serve it first;
+   * models no available provider serves are left out.
+   */
+  listed(types: readonly ModelType[] = ["chat", "embedding"]): { model: CatalogModel; provider: CatalogProvider }[] {
     const out: { model: CatalogModel; provider: CatalogProvider }[] = [];
     for (const model of this.models.values()) {
+      if (!types.includes(model.type)) continue;
       const provider = this.servingProviders(model)[0];
       if (provider) out.push({ model, provider });
     }

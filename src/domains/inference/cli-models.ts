@@ -33,7 +33,23 @@ function integer(flag: string, text: string | undefined, min: number): number | 
 
 const perMtok = (micro: number | undefined) => (micro === undefined ? "unpriced" : `${micro} (${formatUsd(micro)}/Mtok)`);
 
+function describeMediaModel(m: ModelConfig): string {
+  const parts = [
+    `${m.type} on ${m.provider} as ${m.upstream}`,
+    m.type === "image" ? `${perUnit(m.price_micro_usd_per_image)} per image` : `${perUnit(m.price_micro_usd_per_second)} per second`,
+    ...(m.durations?.length ? [`durations ${m.durations.join(",")} s`] : []),
+    ...(m.sizes?.length ? [`sizes ${m.sizes.join(",")}`] : []),
+    ...(m.aspect_ratios?.length ? [`aspect ratios ${m.aspect_ratios.join(",")}`] : []),
+    ...(m.max_images !== undefined ? [`up to ${m.max_images} images`] : []),
+    ...(m.fallback_providers.length ? [`fallback ${m.fallback_providers.join(", ")}`] : []),
+  ];
+  return `${m.id} (${parts.join("; ")})`;
+}
+
+const perUnit = (micro: number | undefined) => (micro === undefined ? "unpriced" : `${micro} (${formatUsd(micro)})`);
+
 export function describeModel(m: ModelConfig): string {
+  if (m.type === "image" || m.type === "video") return describeMediaModel(m);
   const parts = [
     `${m.type} on ${m.provider} as ${m.upstream}`,
     `input ${perMtok(m.input_micro_usd_per_mtok)}`,
@@ -61,13 +77,22 @@ const add: Command = {
     "cached-input-micro-usd-per-mtok": { type: "string", value: "N", description: "cache-read price (default: the input price)" },
     "max-output": { type: "string", value: "N", description: "most output tokens per call; the default when a request sets no max_tokens" },
     "context-length": { type: "string", value: "N", description: "context window in tokens" },
-    type: { type: "string", value: "TYPE", description: "chat (default) or embedding" },
+    type: { type: "string", value: "TYPE", description: "chat (default), embedding, image or video" },
+    "price-micro-usd-per-image": { type: "string", value: "N", description: "image models: the price of one image, integer micro-USD (required for --type image)" },
+    "price-micro-usd-per-second": { type: "string", value: "N", description: "video models: the price of one second, integer micro-USD (required for --type video)" },
+    duration: { type: "string", multiple: true, value: "S", description: "video models: a duration in seconds a request may ask for (repeatable; the first is the default; required)" },
+    size: { type: "string", multiple: true, value: "WxH", description: "image and video models: a size a request may ask for (repeatable; the first is the default)" },
+    "aspect-ratio": { type: "string", multiple: true, value: "W:H", description: "image and video models: an aspect ratio offered (repeatable)" },
+    "max-images": { type: "string", value: "N", description: "image models: the most images one request may ask for (1-10; default 10)" },
     modality: { type: "string", multiple: true, value: "M", description: `input modality: ${MODALITIES.join(", ")} (repeatable; default text)` },
     "fallback-provider": { type: "string", multiple: true, value: "P", description: "another provider serving the same upstream name, tried in order on failure (repeatable)" },
     replace: { type: "boolean", description: "change a model that already exists" },
   },
   details: `ID is what clients send as "model". Example ($0.15 in, $0.60 out per million tokens):
-  svc models add gpt-4o-mini --provider openai --upstream gpt-4o-mini --input-micro-usd-per-mtok 150000 --output-micro-usd-per-mtok 600000 --max-output 16384 --context-length 128000 --modality text --modality image`,
+  svc models add gpt-4o-mini --provider openai --upstream gpt-4o-mini --input-micro-usd-per-mtok 150000 --output-micro-usd-per-mtok 600000 --max-output 16384 --context-length 128000 --modality text --modality image
+Image and video models (providers of kind openai-images / openai-videos; docs/media.md):
+  svc models add image-1 --type image --provider images --upstream gpt-image-1 --price-micro-usd-per-image 40000 --size 1024x1024 --size 1536x1024
+  svc models add video-1 --type video --provider videos --upstream sora-2 --price-micro-usd-per-second 100000 --duration 4 --duration 8 --duration 12 --size 1280x720`,
   run({ values, positionals }, host) {
     const id = positionals[0]!;
     if (!ID.test(id)) throw new UsageError(`ID must be 1-128 letters, digits, or . _ : / - (starting with a letter or digit), got "${id}"`);
@@ -76,9 +101,16 @@ const add: Command = {
     const upstream = str(values.upstream);
     if (!upstream) throw new UsageError("--upstream NAME is required");
     const type = str(values.type) ?? "chat";
-    if (type !== "chat" && type !== "embedding") throw new UsageError(`--type must be chat or embedding, got "${type}"`);
+    if (type !== "chat" && type !== "embedding" && type !== "image" && type !== "video") throw new UsageError(`--type must be chat, embedding, image or video, got "${type}"`);
+    const media = type === "image" || type === "video";
     const input = price("input-micro-usd-per-mtok", str(values["input-micro-usd-per-mtok"]));
-    if (input === undefined) throw new UsageError("--input-micro-usd-per-mtok N is required");
+    if (input === undefined && !media) throw new UsageError("--input-micro-usd-per-mtok N is required");
+    const perImage = price("price-micro-usd-per-image", str(values["price-micro-usd-per-image"]));
+    if (type === "image" && perImage === undefined) throw new UsageError("--price-micro-usd-per-image N is required for image models");
+    const perSecond = price("price-micro-usd-per-second", str(values["price-micro-usd-per-second"]));
+    if (type === "video" && perSecond === undefined) throw new UsageError("--price-micro-usd-per-second N is required for video models");
+    const durations = strings(values.duration).map((d) => integer("duration", d, 1)!);
+    if (type === "video" && !durations.length) throw new UsageError("--duration S is required for video models (repeat it for each length offered)");
     const output = price("output-micro-usd-per-mtok", str(values["output-micro-usd-per-mtok"]));
     if (output === undefined && type === "chat") throw new UsageError("--output-micro-usd-per-mtok N is required for chat models");
     const modalities = strings(values.modality);
@@ -102,6 +134,12 @@ const add: Command = {
       context_length: integer("context-length", str(values["context-length"]), 1),
       max_output: integer("max-output", str(values["max-output"]), 1),
       modalities: (modalities.length ? [...new Set(modalities)] : ["text"]) as ModelConfig["modalities"],
+      price_micro_usd_per_image: perImage,
+      price_micro_usd_per_second: perSecond,
+      durations: durations.length ? durations : undefined,
+      sizes: strings(values.size).length ? strings(values.size) : undefined,
+      aspect_ratios: strings(values["aspect-ratio"]).length ? strings(values["aspect-ratio"]) : undefined,
+      max_images: integer("max-images", str(values["max-images"]), 1),
       fallback_providers: strings(values["fallback-provider"]),
       // Kept across --replace: clients see a model's `created` as its age.
       created: existing?.created ?? Math.floor(Date.now() / 1000),

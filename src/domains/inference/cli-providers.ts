@@ -94,7 +94,7 @@ const add: Command = {
   options: {
     ...locationOptions,
     kind: { type: "string", value: "KIND", description: `${PROVIDER_KINDS.join(" | ")} (required; openai = any OpenAI-compatible API)` },
-    "base-url": { type: "string", value: "URL", description: "openai: up to /v1 (https://api.openai.com/v1); anthropic: the origin (https://api.anthropic.com) (required)" },
+    "base-url": { type: "string", value: "URL", description: "openai, openai-images, openai-videos: up to /v1 (https://api.openai.com/v1); anthropic: the origin (https://api.anthropic.com) (required)" },
     "api-key-env": { type: "string", value: "VAR", description: "read the API key from this environment variable of svc serve" },
     "api-key-stdin": { type: "boolean", description: "read the API key from standard input and seal it into svc.toml" },
     region: { type: "string", multiple: true, value: "R", description: "a region it serves from, e.g. us, eu (repeatable)" },
@@ -182,7 +182,7 @@ const list: Command = {
       fallback_for: config.models.filter((m) => m.fallback_providers.includes(p.name)).map((m) => m.id),
     }));
     if (values.json) return void console.log(JSON.stringify(rows, null, 2));
-    if (!rows.length) return void console.log("no providers (svc providers add NAME --kind openai|anthropic --base-url URL [--api-key-env VAR | --api-key-stdin])");
+    if (!rows.length) return void console.log("no providers (svc providers add NAME --kind openai|anthropic|openai-images|openai-videos --base-url URL [--api-key-env VAR | --api-key-stdin])");
     for (const [i, p] of config.providers.entries()) {
       const models = rows[i]!.models;
       console.log(`${describeProvider(p)}  models: ${models.length ? models.join(", ") : "none"}`);

@@ -8,8 +8,22 @@ import { MicroUsd } from "../../core/schemas.ts";
 import { Value } from "@sinclair/typebox/value";
 import { ConfigError, type ConfigPart, schemaMessage } from "../../config.ts";
 
-/** Provider adapter kinds: src/domains/inference/providers/registry.ts holds one adapter factory per kind. */
-export const PROVIDER_KINDS = ["openai", "anthropic"] as const;
+/**
+ * Provider adapter kinds: src/domains/inference/providers/registry.ts holds one adapter factory
+ * per kind. The chat kinds serve chat and embedding models; the media kinds serve image and
+ * video models (the media area's routes).
+ */
+export const PROVIDER_KINDS = ["openai", "anthropic", "openai-images", "openai-videos"] as const;
+export type ProviderKindName = (typeof PROVIDER_KINDS)[number];
+/** Model types and the provider kinds that can serve each. */
+export const MODEL_TYPES = ["chat", "embedding", "image", "video"] as const;
+export type ModelType = (typeof MODEL_TYPES)[number];
+export const KINDS_SERVING: Record<ModelType, readonly ProviderKindName[]> = {
+  chat: ["openai", "anthropic"],
+  embedding: ["openai"],
+  image: ["openai-images"],
+  video: ["openai-videos"],
+};
 /** Privacy tiers a provider may satisfy (svc_privacy_tier picks among them; docs/inference.md). */
 export const PRIVACY_TIERS = ["standard", "zero_retention", "confidential"] as const;
 export type PrivacyTier = (typeof PRIVACY_TIERS)[number];
@@ -22,7 +36,7 @@ const PricePerMtok = T.Optional(MicroUsd());
 export const ProviderSchema = T.Object(
   {
     name: ProviderName,
-    kind: T.Union([T.Literal("openai"), T.Literal("anthropic")]),
+    kind: T.Union([T.Literal("openai"), T.Literal("anthropic"), T.Literal("openai-images"), T.Literal("openai-videos")]),
     /** OpenAI kind: up to and including /v1 (https://api.openai.com/v1); anthropic kind: the origin (https://api.anthropic.com). */
     base_url: T.String({ pattern: "^https?://[^\\s]+$" }),
     /** The API key comes from this environment variable of the svc process… */
@@ -50,7 +64,7 @@ export const ModelSchema = T.Object(
     provider: ProviderName,
     /** The model's name at the provider. */
     upstream: T.String({ minLength: 1, maxLength: 200 }),
-    type: T.Union([T.Literal("chat"), T.Literal("embedding")], { default: "chat" }),
+    type: T.Union([T.Literal("chat"), T.Literal("embedding"), T.Literal("image"), T.Literal("video")], { default: "chat" }),
     input_micro_usd_per_mtok: PricePerMtok,
     output_micro_usd_per_mtok: PricePerMtok,
     /** Cache reads; absent: cached tokens are billed at the input price. */
@@ -60,6 +74,18 @@ export const ModelSchema = T.Object(
     modalities: T.Array(T.Union([T.Literal("text"), T.Literal("image")]), { minItems: 1, default: ["text"] }),
     /** Other providers serving the same upstream name, tried in order when the provider fails. */
     fallback_providers: T.Array(ProviderName, { default: [] }),
+    /** Image models: the price of one generated image (required for type image). */
+    price_micro_usd_per_image: T.Optional(MicroUsd()),
+    /** Video models: the price of one second of generated video (required for type video). */
+    price_micro_usd_per_second: T.Optional(MicroUsd()),
+    /** Image and video models: the sizes (WIDTHxHEIGHT) a caller may ask for; the first is the default. */
+    sizes: T.Optional(T.Array(T.String({ pattern: "^[1-9][0-9]{1,4}x[1-9][0-9]{1,4}$" }), { minItems: 1, maxItems: 32 })),
+    /** Video models: the durations (whole seconds) a caller may ask for; the first is the default, the largest is what is reserved. */
+    durations: T.Optional(T.Array(T.Integer({ minimum: 1, maximum: 600 }), { minItems: 1, maxItems: 32 })),
+    /** Image and video models: aspect ratios offered (informational, e.g. "16:9"). */
+    aspect_ratios: T.Optional(T.Array(T.String({ pattern: "^[1-9][0-9]{0,2}:[1-9][0-9]{0,2}$" }), { maxItems: 16 })),
+    /** Image models: the most images one request may ask for (n). */
+    max_images: T.Optional(T.Integer({ minimum: 1, maximum: 10 })),
     /** Unix seconds, shown as `created` by GET /v1/models (svc models add sets it). */
     created: T.Optional(T.Integer({ minimum: 0 })),
   },
@@ -131,14 +157,31 @@ export function parseInferenceSection(tree: { providers?: unknown; models?: unkn
     for (const name of serving) {
       const p = byName.get(name);
       if (!p) problems.push(`models (${m.id}): provider "${name}" is not configured (providers: ${[...byName.keys()].join(", ") || "none"})`);
-      else if (m.type === "embedding" && p.kind === "anthropic") problems.push(`models (${m.id}): provider "${name}" is of kind anthropic, which serves no embeddings`);
+      else if (!KINDS_SERVING[m.type].includes(p.kind)) problems.push(`models (${m.id}): provider "${name}" is of kind ${p.kind}, which serves no ${m.type} models (kinds that do: ${KINDS_SERVING[m.type].join(", ")})`);
     }
+    problems.push(...mediaModelProblems(m));
     if (new Set(serving).size !== serving.length) problems.push(`models (${m.id}): fallback_providers repeat a provider (or name the model's own provider)`);
   }
   if (problems.length) throw new ConfigError(`inference catalogue is invalid:\n${problems.slice(0, 5).map((l) => `  ${l}`).join("\n")}`);
   return { providers, models };
 }
 
+/** What an image or video model must state (its price and options), and what only they may. */
+function mediaModelProblems(m: ModelConfig): string[] {
+  const out: string[] = [];
+  const where = `models (${m.id})`;
+  if (m.type === "image" && m.price_micro_usd_per_image === undefined) out.push(`${where}: an image model needs price_micro_usd_per_image`);
+  if (m.type === "video") {
+    if (m.price_micro_usd_per_second === undefined) out.push(`${where}: a video model needs price_micro_usd_per_second`);
+    if (!m.durations?.length) out.push(`${where}: a video model needs durations (the seconds a caller may ask for)`);
+  }
+  const media = m.type === "image" || m.type === "video";
+  for (const field of ["price_micro_usd_per_image", "price_micro_usd_per_second", "sizes", "durations", "aspect_ratios", "max_images"] as const) {
+    const own = field === "price_micro_usd_per_image" || field === "max_images" ? m.type === "image" : field === "price_micro_usd_per_second" || field === "durations" ? m.type === "video" : media;
+    if (m[field] !== undefined && !own) out.push(`${where}: ${field} does not apply to a ${m.type} model`);
+  }
+  return out;
+}
 
 type Tree = Record<string, unknown>;
 

@@ -15,3 +15,7 @@ export { type ChatCallAnswer, type ChatCallRequest, completeChat } from "./chat-
 export type { Caller } from "./pipeline.ts";
 /** Account model routes: requests for one model served by another (autopilot's switch_model). */
 export { clearModelRoute, type ModelRoute, modelRoutesOf, setModelRoute } from "./model-rerouting.ts";
+/** The catalogue's media models and their providers' clients (the media area: images, videos). */
+export type { CatalogModel, CatalogProvider } from "./catalog.ts";
+export { UpstreamError } from "./providers/errors.ts";
+export type { ImagesApi, VideoCreateInput, VideosApi } from "./providers/types.ts";

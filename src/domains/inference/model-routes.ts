@@ -20,7 +20,8 @@ export function modelView(model: CatalogModel, provider: CatalogProvider) {
     created: model.created,
     owned_by: "svc" as const,
     provider: provider.name,
-    type: model.type,
+    // listed() serves this route chat and embedding models only.
+    type: model.type as "chat" | "embedding",
     pricing: {
       input_micro_usd_per_mtok: model.input_micro_usd_per_mtok ?? null,
       output_micro_usd_per_mtok: model.output_micro_usd_per_mtok ?? null,

@@ -297,7 +297,7 @@ export const ModelList = t.Object({ object: t.Literal("list"), data: t.Array(Mod
 const AdminProvider = t.Object(
   {
     name: t.String(),
-    kind: t.Union([t.Literal("openai"), t.Literal("anthropic")]),
+    kind: t.Union([t.Literal("openai"), t.Literal("anthropic"), t.Literal("openai-images"), t.Literal("openai-videos")]),
     base_url_host: Nullable(t.String({ description: "the host (and port) of its base URL only: never user info, path or query" })),
     credential: t.Union([t.Literal("env"), t.Literal("sealed"), t.Literal("none")], { description: "where its API key comes from (never the key)" }),
     api_key_env: Nullable(t.String({ description: "the environment variable svc reads the key from (credential env)" })),
@@ -316,7 +316,7 @@ const AdminProvider = t.Object(
 const AdminModel = t.Object(
   {
     id: t.String(),
-    type: t.Union([t.Literal("chat"), t.Literal("embedding")]),
+    type: t.Union([t.Literal("chat"), t.Literal("embedding"), t.Literal("image"), t.Literal("video")]),
     provider: t.String({ description: "its own provider" }),
     upstream: t.String({ description: "its name at the provider" }),
     fallback_providers: t.Array(t.String()),
@@ -333,6 +333,8 @@ const AdminModel = t.Object(
     context_length: Nullable(Int({ minimum: 1 })),
     max_output: Nullable(Int({ minimum: 1 })),
     modalities: t.Array(t.Union([t.Literal("text"), t.Literal("image")])),
+    price_micro_usd_per_image: Nullable(MicroUsd({ description: "image models" })),
+    price_micro_usd_per_second: Nullable(MicroUsd({ description: "video models" })),
     created: Int({ minimum: 0, description: "Unix seconds" }),
   },
   closed,

@@ -18,7 +18,7 @@
  *   (pricing.ts costOf); a stream the client abandoned bills what was produced (billedUsage).
  * - Receipts and logs hold metadata only: token counts, provider names, fingerprints.
  */
-import type { PrivacyTier } from "./config.ts";
+import type { ModelType, PrivacyTier } from "./config.ts";
 import { keyPrivacyTier } from "../keys/index.ts";
 import { ApiError, invalidField } from "../../core/errors.ts";
 import { newId } from "../../core/ids.ts";
@@ -104,6 +104,14 @@ function replyId(dialect: Dialect): string {
   return "";
 }
 
+const MODEL_KIND: Record<ModelType, string> = { chat: "a chat model", embedding: "an embedding model", image: "an image model", video: "a video model" };
+const ROUTE_FOR: Record<ModelType, string> = {
+  chat: "POST /v1/chat/completions, /v1/messages or /v1/responses",
+  embedding: "POST /v1/embeddings",
+  image: "POST /v1/images/generations",
+  video: "POST /v1/videos/generations",
+};
+
 /** The catalogue entry the body names, of the type the route serves (from the catalogue as it is now: hot-reloaded). */
 export function findModel(ctx: Context, dialect: Dialect, body: Json): { model: CatalogModel; snapshot: CatalogSnapshot } {
   if (typeof body.model !== "string" || body.model === "") throw invalidField("model", "is required: a model id from GET /v1/models");
@@ -111,8 +119,7 @@ export function findModel(ctx: Context, dialect: Dialect, body: Json): { model: 
   const model = snapshot.model(body.model);
   if (!model) throw new ApiError(404, "model_not_found", `model ${body.model} is not in this deployment's catalogue (GET /v1/models lists it)`, { param: "model" });
   if (model.type !== dialect.modelType) {
-    const where = model.type === "embedding" ? "POST /v1/embeddings" : "POST /v1/chat/completions, /v1/messages or /v1/responses";
-    throw invalidField("model", `${model.id} is ${model.type === "embedding" ? "an embedding" : "a chat"} model; use ${where}`);
+    throw invalidField("model", `${model.id} is ${MODEL_KIND[model.type]}; use ${ROUTE_FOR[model.type]}`);
   }
   return { model, snapshot };
 }

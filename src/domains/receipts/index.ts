@@ -10,3 +10,4 @@ export { countRuns, receiptsOfRun, type RunReceiptRow, type RunTotals, runTotals
 export { type ReceiptCounts, receiptCounts, receiptsAfter, recentlyShared, type SharedReceiptRow, sharedAmong } from "./public-stats.ts";
 export { Address, Hex64, Signature, Statement } from "./models.ts";
 export { type RecentReceipt, recentReceipts } from "./recent.ts";
+export { checkReceipt, decodeReceipt, type ReceiptVerification } from "./verify.ts";

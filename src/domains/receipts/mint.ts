@@ -64,11 +64,13 @@ export interface MintInput {
   units: Record<string, unknown>;
   status: string;
   at: number;
+  /** An id chosen before the settle (core/meter.ts SettleDetails.receiptId). */
+  receiptId?: string;
 }
 
 export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
   const r = input.reservation;
-  const id = newId("rcpt");
+  const id = input.receiptId ?? newId("rcpt");
   const attestations = receiptAttestations(input.units.attestations);
   const payload = {
     v: RECEIPT_VERSION,

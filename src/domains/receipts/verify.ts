@@ -18,7 +18,8 @@
  * Never throws on input: every malformed shape is an answer with valid:false and a reason.
  */
 import { verifyStatement } from "../../core/statements.ts";
-import { type SignerRecord, signerView, type SignerView } from "./signers.ts";
+import { listSigners, type SignerRecord, signerView, type SignerView } from "./signers.ts";
+import type { Context } from "../../context.ts";
 
 /** A receipt is a few hundred characters; this bounds the work an anonymous caller can ask for. */
 export const MAX_RECEIPT_CHARS = 65_536;
@@ -85,4 +86,9 @@ export function verifyReceipt(receipt: unknown, signature: unknown, signers: Sig
   if ("error" in time) return { valid: false, reason: `${retired}; ${time.error}`, recovered_address, payload };
   if (time.at > signer.validUntil) return { valid: false, reason: `${retired}, but its ${time.field} is after then`, recovered_address, payload };
   return { valid: true, recovered_address, payload, signer: view };
+}
+
+/** A receipt checked against every signer this deployment ever had (the media provenance check). */
+export function checkReceipt(ctx: Context, receipt: unknown, signature: unknown): ReceiptVerification {
+  return verifyReceipt(receipt, signature, listSigners(ctx.db));
 }

@@ -86,7 +86,7 @@ describe("svc.toml: providers and models", () => {
     expect(refused(P("timeout_secs = 0"))).toContain("timeout_secs");
     expect(refused(P("supports_responses = true").replace('"openai"', '"anthropic"'))).toContain("supports_responses applies to the openai kind only");
     expect(refused(P('[providers.headers]\nx-api-key = "k"'))).toContain("headers may not set x-api-key");
-    expect(refused(P().replace('"openai"', '"anthropic"') + M('type = "embedding"'))).toContain("which serves no embeddings");
+    expect(refused(P().replace('"openai"', '"anthropic"') + M('type = "embedding"'))).toContain("which serves no embedding models");
     expect(refused(P() + M('fallback_providers = ["ghost"]'))).toContain('provider "ghost" is not configured');
     expect(refused(P() + M('fallback_providers = ["oa"]'))).toContain("fallback_providers repeat a provider");
     expect(refused(P() + M('colour = "red"'))).toContain("models[0] (m1).colour: Unexpected property");
@@ -372,7 +372,7 @@ describe("svc models (compiled binary)", () => {
     expect(unknownProvider.stderr).toContain("no provider nope (configured: an)");
     const embeddingOnAnthropic = await svc("models", "add", "e", "--provider", "an", "--upstream", "u", "--type", "embedding", "--input-micro-usd-per-mtok", "1");
     expect(embeddingOnAnthropic.code).toBe(1);
-    expect(embeddingOnAnthropic.stderr).toContain("serves no embeddings");
+    expect(embeddingOnAnthropic.stderr).toContain("serves no embedding models");
     const badFallback = await svc(...base, "--input-micro-usd-per-mtok", "1", "--output-micro-usd-per-mtok", "1", "--fallback-provider", "ghost");
     expect(badFallback.code).toBe(1);
     expect(badFallback.stderr).toContain('provider "ghost" is not configured');

@@ -5,11 +5,15 @@
  */
 import { anthropicAdapter } from "./anthropic.ts";
 import { openaiAdapter } from "./openai.ts";
+import { openaiImagesAdapter } from "./openai-images.ts";
+import { openaiVideosAdapter } from "./openai-videos.ts";
 import type { AdapterFactory, ProviderAdapter, ProviderKind, ProviderSpec } from "./types.ts";
 
 export const adapterFactories: Record<ProviderKind, AdapterFactory> = {
   openai: openaiAdapter,
   anthropic: anthropicAdapter,
+  "openai-images": openaiImagesAdapter,
+  "openai-videos": openaiVideosAdapter,
 };
 
 export function createAdapter(spec: ProviderSpec, apiKey: string | null): ProviderAdapter {

@@ -20,7 +20,10 @@ export interface UpstreamCall {
   provider: string;
   url: string;
   headers: Record<string, string>;
-  body: object;
+  /** POST (default) or GET. */
+  method?: "POST" | "GET";
+  /** A JSON body, a multipart form (fetch sets its content type), or none (GET). */
+  body: object | FormData | null;
   stream: boolean;
   signal?: AbortSignal;
   timeoutMs: number;
@@ -112,9 +115,9 @@ export async function callUpstream(call: UpstreamCall): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(call.url, {
-      method: "POST",
+      method: call.method ?? "POST",
       headers: call.headers,
-      body: JSON.stringify(call.body),
+      body: call.body === null ? undefined : call.body instanceof FormData ? call.body : JSON.stringify(call.body),
       signal: abort.signal,
       // A redirect is answered as an upstream error rather than followed with the credential attached.
       redirect: "manual",
@@ -185,6 +188,27 @@ export function postJson(spec: ProviderSpec, apiKey: string | null, url: string,
     }),
     body,
     stream,
+    signal: options.signal,
+    timeoutMs: spec.timeoutMs,
+    connectTimeoutMs: spec.connectTimeoutMs,
+    secrets: apiKey ? [apiKey] : [],
+  });
+}
+
+/**
+ * A media adapter's call: a GET, a JSON POST or a multipart POST (the OpenAI Videos API takes
+ * multipart), always read in full, with the same timeouts and error mapping as postJson.
+ */
+export function mediaCall(spec: ProviderSpec, apiKey: string | null, url: string, init: { method: "GET" | "POST"; body: object | FormData | null; accept: string }, options: UpstreamRequestOptions, auth: Record<string, string>): Promise<Response> {
+  const own: Record<string, string> = { accept: init.accept, ...auth };
+  if (init.body !== null && !(init.body instanceof FormData)) own["content-type"] = "application/json";
+  return callUpstream({
+    provider: spec.name,
+    url,
+    method: init.method,
+    headers: callHeaders(spec.headers, options.headers, own),
+    body: init.body,
+    stream: false,
     signal: options.signal,
     timeoutMs: spec.timeoutMs,
     connectTimeoutMs: spec.connectTimeoutMs,

@@ -42,6 +42,40 @@ export interface ProviderAdapter {
    * The credential never appears in an error, a log line or the returned Response.
    */
   request(endpoint: Endpoint, body: object, options?: UpstreamRequestOptions): Promise<Response>;
+  /** Media kinds: image generation (the openai-images kind). */
+  readonly images?: ImagesApi;
+  /** Media kinds: video generation jobs (the openai-videos kind). */
+  readonly videos?: VideosApi;
+}
+
+/**
+ * Image generation in the OpenAI Images API shape. `generate` sends the body as given (model =
+ * the upstream name) and resolves with the upstream's parsed JSON; reading it (b64_json or url
+ * per image) is the media area's business.
+ */
+export interface ImagesApi {
+  generate(body: Record<string, unknown>, options?: UpstreamRequestOptions): Promise<unknown>;
+}
+
+/** What svc asks a video provider to render. */
+export interface VideoCreateInput {
+  /** The model's name at the provider. */
+  model: string;
+  prompt: string;
+  seconds: number;
+  size?: string;
+  /** Image-to-video: the first frame. */
+  image?: { bytes: Uint8Array; mime: string };
+}
+
+/**
+ * Video generation jobs in the OpenAI Videos API shape: create a job, poll it, download its
+ * content. create and retrieve resolve with the upstream's video object as parsed JSON.
+ */
+export interface VideosApi {
+  create(input: VideoCreateInput, options?: UpstreamRequestOptions): Promise<unknown>;
+  retrieve(id: string, options?: UpstreamRequestOptions): Promise<unknown>;
+  content(id: string, options?: UpstreamRequestOptions): Promise<Uint8Array>;
 }
 
 /** What an adapter is built from: a provider's svc.toml entry, minus its credential source. */
