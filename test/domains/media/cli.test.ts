@@ -2,39 +2,12 @@
  * The compiled binary: svc setup makes the C2PA chain; image and video models through
  * `svc providers add` / `svc models add`; `svc media cert show|import` with an operator's chain.
  */
-import "reflect-metadata";
 import { describe, expect, test } from "bun:test";
-import * as x509 from "@peculiar/x509";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runSvc } from "../../support/binary.ts";
 import { tempDir } from "../../support/harness.ts";
-
-const ES256 = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" } as const;
-
-/** An operator's own chain: "Acme media root" issuing "Acme media signer", PEM. */
-async function operatorChain(): Promise<{ chain: string; key: string; otherKey: string }> {
-  x509.cryptoProvider.set(crypto);
-  const rootKeys = (await crypto.subtle.generateKey(ES256, true, ["sign", "verify"])) as CryptoKeyPair;
-  const leafKeys = (await crypto.subtle.generateKey(ES256, true, ["sign", "verify"])) as CryptoKeyPair;
-  const other = (await crypto.subtle.generateKey(ES256, true, ["sign", "verify"])) as CryptoKeyPair;
-  const from = new Date(Date.now() - 3_600_000);
-  const to = new Date(Date.now() + 365 * 86_400_000);
-  const root = await x509.X509CertificateGenerator.createSelfSigned({ serialNumber: "0a", name: "CN=Acme media root, O=Acme", notBefore: from, notAfter: to, signingAlgorithm: ES256, keys: rootKeys, extensions: [new x509.BasicConstraintsExtension(true, 0, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign, true)] });
-  const leaf = await x509.X509CertificateGenerator.create({
-    serialNumber: "0b",
-    subject: "CN=Acme media signer, O=Acme",
-    issuer: root.subject,
-    notBefore: from,
-    notAfter: to,
-    signingAlgorithm: ES256,
-    publicKey: leafKeys.publicKey,
-    signingKey: rootKeys.privateKey,
-    extensions: [new x509.BasicConstraintsExtension(false, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true), new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.emailProtection]), await x509.AuthorityKeyIdentifierExtension.create(root)],
-  });
-  const pkcs8 = async (k: CryptoKey) => `-----BEGIN PRIVATE KEY-----\n${Buffer.from(await crypto.subtle.exportKey("pkcs8", k)).toString("base64")}\n-----END PRIVATE KEY-----\n`;
-  return { chain: `${leaf.toString("pem")}\n${root.toString("pem")}\n`, key: await pkcs8(leafKeys.privateKey), otherKey: await pkcs8(other.privateKey) };
-}
+import { operatorChain } from "./media-support.ts";
 
 describe("svc (compiled binary)", () => {
   test("setup creates the C2PA chain once; media models through the CLI; cert show and import", async () => {

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { createHash, X509Certificate } from "node:crypto";
 import { FIXTURE } from "../../support/upstream-media.ts";
-import { startMediaGateway } from "./media-support.ts";
+import { operatorChain, startMediaGateway } from "./media-support.ts";
 
 const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
@@ -136,5 +136,20 @@ describe("bad input and the limit", () => {
     expect(r.headers.get("retry-after")).toBeTruthy();
     g.h.clock.advance(60_000);
     expect((await verify(g, body)).status).toBe(200);
+  });
+});
+
+describe("an operator's own chain", () => {
+  test("after svc media cert import, images are signed by it and the verify route trusts its anchors", async () => {
+    const { importCredential } = await import("../../../src/domains/media/provenance/credentials.ts");
+    const { forgetProvenanceCredential } = await import("../../../src/domains/media/signing.ts");
+    const g = await startMediaGateway();
+    const own = await operatorChain();
+    await importCredential(g.h.ctx.paths.provenance, g.h.ctx.sealer, { chainPem: own.chain, keyPem: own.key });
+    forgetProvenanceCredential(g.h.ctx);
+    const { bytes } = await generated(g);
+    const r = await verify(g, { asset_b64: Buffer.from(bytes).toString("base64") });
+    expect(r.body).toMatchObject({ manifest_found: true, signature_valid: true, hash_matches: true, trusted: true, signer: { subject: "Acme media signer", issuer: "Acme" } });
+    expect(await (await g.h.request("GET", "/.well-known/c2pa/chain.pem")).text()).toContain(own.chain.split("\n")[1]!);
   });
 });
