@@ -3,6 +3,13 @@
  * event describes, so an event exists exactly when its change does (never one without the
  * other). After commit the event is published on the bus to wake deliverers; the table is the
  * record they read from, with a stable event id for receivers to drop duplicates.
+ *
+ * Compact rows. An event whose payload copies a record written in the same transaction (a
+ * receipt_minted event carries the signed receipt) may store only the record's key: the emitter
+ * passes `stored`, and the area that owns the record registers an expander (`expandWith`) that
+ * every read applies, so readers see the full payload exactly as emitted. The row and the record
+ * commit together, so the expander always finds it. One event per metered call made the copy
+ * ~1.4 KB of the ~4.4 KB each call added to the database (bench/README.md, bench/inference.ts).
  */
 import type { Bus } from "./bus.ts";
 import type { Clock } from "./clock.ts";
@@ -31,10 +38,11 @@ interface Row {
   created_at: number;
 }
 
-const fromRow = (r: Row): OutboxEvent => ({ ...r, payload: JSON.parse(r.payload) as Record<string, unknown> });
+type Expander = (stored: Record<string, unknown>) => Record<string, unknown>;
 
 export class Outbox {
   private readonly insert;
+  private readonly expanders = new Map<string, Expander>();
 
   constructor(
     private readonly db: Db,
@@ -47,31 +55,49 @@ export class Outbox {
     );
   }
 
-  emit(type: string, accountId: string | null, payload: Record<string, unknown>): OutboxEvent {
+  /** Reads of `type` events pass their stored payload through `expand` (see the header). */
+  expandWith(type: string, expand: Expander): void {
+    this.expanders.set(type, expand);
+  }
+
+  /**
+   * Queues an event in the current transaction. `stored`: the compact payload the row keeps
+   * instead of `payload`, for a type with an expander that restores `payload` from it.
+   */
+  emit(type: string, accountId: string | null, payload: Record<string, unknown>, options: { stored?: Record<string, unknown> } = {}): OutboxEvent {
     if (!this.tx.active) throw new Error(`outbox event ${type} emitted outside a transaction`);
-    const row = this.insert.get(newId("evt"), type, accountId, JSON.stringify(payload), this.clock.now())!;
-    const event = fromRow(row);
+    if (options.stored && !this.expanders.has(type)) throw new Error(`outbox event ${type}: a compact payload needs an expander (expandWith)`);
+    const row = this.insert.get(newId("evt"), type, accountId, JSON.stringify(options.stored ?? payload), this.clock.now())!;
+    const event: OutboxEvent = { ...row, payload };
     this.tx.afterCommit(() => this.bus.publish(event));
     return event;
   }
+
+  private fromRow(r: Row): OutboxEvent {
+    const stored = JSON.parse(r.payload) as Record<string, unknown>;
+    const expand = this.expanders.get(r.type);
+    return { ...r, payload: expand ? expand(stored) : stored };
+  }
+
 
   /** Events after `afterSeq` in commit order: what a deliverer resumes from. */
   since(afterSeq: number, limit = 500): OutboxEvent[] {
     return this.db
       .query<Row, [number, number]>("SELECT * FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?")
       .all(afterSeq, limit)
-      .map(fromRow);
+      .map((r) => this.fromRow(r));
   }
 
   /**
-   * Events after `afterSeq` in commit order, payload left as its JSON text: for readers that look
-   * at every event's type and parse few payloads (the webhook fan-out).
+   * Events after `afterSeq` in commit order, payload left as its JSON text AS STORED (compact for
+   * types with an expander; get() gives the full one): for readers that look at every event's
+   * type and parse few payloads (the webhook fan-out).
    */
   scan(afterSeq: number, limit: number): OutboxEventText[] {
     return this.db.query<OutboxEventText, [number, number]>("SELECT seq, id, type, account_id, payload, created_at FROM outbox_events WHERE seq > ? ORDER BY seq LIMIT ?").all(afterSeq, limit);
   }
 
-  /** One account's events after `afterSeq` and created at or after `sinceMs`, in commit order, payload as JSON text. */
+  /** One account's events after `afterSeq` and created at or after `sinceMs`, in commit order, payload as stored JSON text (as scan). */
   scanAccount(accountId: string, afterSeq: number, sinceMs: number, limit: number): OutboxEventText[] {
     return this.db
       .query<OutboxEventText, [string, number, number, number]>(
@@ -83,7 +109,7 @@ export class Outbox {
   /** One event by its id. */
   get(id: string): OutboxEvent | null {
     const row = this.db.query<Row, [string]>("SELECT * FROM outbox_events WHERE id = ?").get(id);
-    return row ? fromRow(row) : null;
+    return row ? this.fromRow(row) : null;
   }
 
   countsByType(sinceMs = 0): Record<string, number> {

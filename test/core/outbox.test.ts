@@ -23,6 +23,22 @@ describe("transactional outbox", () => {
     expect(h.ctx.outbox.since(0).map((e) => e.id)).toEqual([published[0]!.id]);
   });
 
+  test("a compact row: the stored payload is the key, every read and the published event see the whole payload", () => {
+    h = makeHarness();
+    const published: OutboxEvent[] = [];
+    h.ctx.events.subscribe((e) => published.push(e));
+    const records = new Map([["r_1", { body: "x".repeat(1000) }]]);
+    h.ctx.outbox.expandWith("thing_made", (stored) => ({ ...stored, ...records.get(String(stored.id)) }));
+    const full = { id: "r_1", body: "x".repeat(1000) };
+    const e = h.ctx.tx.run(() => h.ctx.outbox.emit("thing_made", null, full, { stored: { id: "r_1" } }));
+    expect(h.ctx.db.query<{ payload: string }, []>("SELECT payload FROM outbox_events").get()!.payload).toBe('{"id":"r_1"}');
+    expect(published[0]!.payload).toEqual(full);
+    expect(h.ctx.outbox.get(e.id)!.payload).toEqual(full);
+    expect(h.ctx.outbox.since(0)[0]!.payload).toEqual(full);
+    // A compact payload with nothing to restore it would lose data: refused.
+    expect(() => h.ctx.tx.run(() => h.ctx.outbox.emit("other", null, full, { stored: { id: "r_1" } }))).toThrow("needs an expander");
+  });
+
   test("a rolled-back change leaves no event and publishes nothing", () => {
     h = makeHarness();
     const published: OutboxEvent[] = [];

@@ -97,19 +97,26 @@ export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     .run(id, r.accountId, r.keyId, input.usageEventId, r.kind, input.status, input.cost, r.runId, signed.statement, signed.signature, signed.signer, input.at);
-  ctx.outbox.emit("receipt_minted", r.accountId, {
-    receipt_id: id,
-    receipt: signed.statement,
-    signature: signed.signature,
-    signer: signed.signer,
-    kind: r.kind,
-    status: input.status,
-    cost_micro_usd: input.cost,
-  });
+  const event = { receipt_id: id, kind: r.kind, status: input.status, cost_micro_usd: input.cost };
+  // The row keeps the receipt's id; reads restore the signed receipt from the receipts table (expandReceiptEvent).
+  ctx.outbox.emit("receipt_minted", r.accountId, { ...event, receipt: signed.statement, signature: signed.signature, signer: signed.signer }, { stored: event });
   return { id, receipt: signed.statement, signature: signed.signature, signer: signed.signer };
+}
+
+/**
+ * A stored receipt_minted payload ({receipt_id, kind, status, cost_micro_usd}) made whole again:
+ * the receipt, its signature and signer, from the row minted in the same transaction, in the
+ * order the event always had.
+ */
+function expandReceiptEvent(ctx: Context, stored: Record<string, unknown>): Record<string, unknown> {
+  const row = ctx.db.query<{ receipt: string; signature: string; signer: string }, [string]>("SELECT receipt, signature, signer FROM receipts WHERE id = ?").get(String(stored.receipt_id));
+  if (!row) return stored;
+  const { receipt_id, ...rest } = stored;
+  return { receipt_id, receipt: row.receipt, signature: row.signature, signer: row.signer, ...rest };
 }
 
 /** Registered for every context (settles happen in the CLI and tests too, not only in serve). */
 export function registerReceiptMinting(ctx: Context): void {
+  ctx.outbox.expandWith("receipt_minted", (stored) => expandReceiptEvent(ctx, stored));
   ctx.meter.onSettle((info) => ({ receipt: mintReceipt(ctx, info) }));
 }

@@ -144,6 +144,8 @@ describe("GET /v1/admin/providers", () => {
         context_length: 128_000,
         max_output: 16_384,
         modalities: ["text", "image"],
+        price_micro_usd_per_image: null,
+        price_micro_usd_per_second: null,
         created: 1_700_000_000,
       },
       expect.objectContaining({ id: "dark", type: "embedding", serving_provider: null, listed: false, pricing: { input_micro_usd_per_mtok: 20_000, output_micro_usd_per_mtok: null, cached_input_micro_usd_per_mtok: null } }),

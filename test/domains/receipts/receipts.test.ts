@@ -138,6 +138,9 @@ describe("minted receipts verify with an independent library", () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.account_id).toBe(accountId);
     expect(events[0]!.payload).toMatchObject({ receipt: rc.receipt, signature: rc.signature, signer: rc.signer, kind: "inference", status: "succeeded", cost_micro_usd: 750 });
+    // The row itself keeps only the receipt's key: the signed receipt is not stored twice.
+    const stored = JSON.parse(h.ctx.db.query<{ payload: string }, [string]>("SELECT payload FROM outbox_events WHERE id = ?").get(events[0]!.id)!.payload);
+    expect(stored).toEqual({ receipt_id: rc.id, kind: "inference", status: "succeeded", cost_micro_usd: 750 });
   });
 
   test("POST /v1/receipts/verify: a genuine receipt is valid, with the signer", async () => {
