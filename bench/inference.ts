@@ -23,10 +23,10 @@ import { BIN, cli, ensureBinary, log, machineInfo, parseFlags, run, runWithServe
 
 const WARMUP_SECS = 2;
 const STOP_TIMEOUT_MS = 10_000;
-const MODEL = "bench-model";
-const BODY = JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "Say something short about benchmarks." }], max_tokens: 64 });
-/** What the stub answers: a realistic chat completion, usage included. */
-const REPLY = JSON.stringify({
+export const MODEL = "bench-model";
+export const BODY = JSON.stringify({ model: MODEL, messages: [{ role: "user", content: "Say something short about benchmarks." }], max_tokens: 64 });
+/** What the stub answers: a realistic chat completion, usage included (bench/peers.ts serves it too). */
+export const REPLY = JSON.stringify({
   id: "chatcmpl-bench",
   object: "chat.completion",
   created: 1_763_751_600,
@@ -62,7 +62,7 @@ function parseOptions() {
 // Setup through the CLI, as an operator would
 
 /** Account with credit, an API key, the stub as provider and a priced model; returns the key. */
-async function prepare(server: SvcServer, stubUrl: string): Promise<string> {
+export async function prepare(server: SvcServer, stubUrl: string): Promise<string> {
   const dir = server.dataDir;
   await run([BIN, "setup", "--yes", "--data-dir", dir, "--replica", "off"], { env: svcEnv({ SVC_LOG_LEVEL: "warn" }) });
   const account = JSON.parse(await cli(dir, ["accounts", "create", "--wallet", "0x00000000000000000000000000000000000be4c4", "--json"])).id as string;
@@ -182,4 +182,5 @@ async function main(): Promise<number> {
   return 0;
 }
 
-process.exit(await main());
+// bench/peers.ts imports the stub and the setup from here; only a direct run measures.
+if (import.meta.main) process.exit(await main());

@@ -40,13 +40,32 @@ try {
     ["key", plain],
     ["key, depth 3, capped parent", deep],
   ];
+  const pair = (keyId: string | null) => ctx.meter.settle(ctx.meter.reserve({ accountId: account, keyId, amount: 1000, kind: "bench", resource: "m" }), 700);
+  /**
+   * What one pair writes, independent of the machine's speed: WAL frames (pages) appended, with
+   * automatic checkpoints off for the pass so the WAL only grows, and the database file's growth.
+   */
+  const footprint = (keyId: string | null, n = 500) => {
+    const pragma = (sql: string) => ctx.db.query<Record<string, number>, []>(sql).get()!;
+    pragma("PRAGMA wal_checkpoint(TRUNCATE)");
+    const pagesBefore = pragma("PRAGMA page_count").page_count!;
+    const auto = pragma("PRAGMA wal_autocheckpoint").wal_autocheckpoint!;
+    ctx.db.run("PRAGMA wal_autocheckpoint = 0");
+    for (let i = 0; i < n; i++) pair(keyId);
+    const frames = pragma("PRAGMA wal_checkpoint(PASSIVE)").log!;
+    ctx.db.run(`PRAGMA wal_autocheckpoint = ${auto}`);
+    pragma("PRAGMA wal_checkpoint(TRUNCATE)");
+    const grown = (pragma("PRAGMA page_count").page_count! - pagesBefore) * pragma("PRAGMA page_size").page_size!;
+    return { wal_pages_per_pair: Math.round((frames / n) * 10) / 10, db_bytes_per_pair: Math.round(grown / n) };
+  };
   const results = shapes.map(([name, keyId]) => {
     for (let i = 0; i < 200; i++) ctx.meter.settle(ctx.meter.reserve({ accountId: account, keyId, amount: 1000, kind: "bench" }), 700); // warm-up
+    const written = footprint(keyId);
     log(`${name}: ${ops} reserve+settle pairs`);
     const t0 = performance.now();
-    for (let i = 0; i < ops; i++) ctx.meter.settle(ctx.meter.reserve({ accountId: account, keyId, amount: 1000, kind: "bench", resource: "m" }), 700);
+    for (let i = 0; i < ops; i++) pair(keyId);
     const secs = (performance.now() - t0) / 1000;
-    return { shape: name, pairs: ops, pairs_per_sec: Math.round(ops / secs), us_per_pair: Math.round((secs / ops) * 1e6 * 10) / 10 };
+    return { shape: name, pairs: ops, pairs_per_sec: Math.round(ops / secs), us_per_pair: Math.round((secs / ops) * 1e6 * 10) / 10, ...written };
   });
   ctx.close();
   const info = { ...machineInfo("source tree"), note: "one process, one core; each pair is two write transactions on SQLite (WAL, synchronous=NORMAL)" };
@@ -55,8 +74,8 @@ try {
     console.log(`svc meter bench: ${info.nproc} CPUs (${info.cpu_model}), bun ${info.bun_version}`);
     console.log(info.note);
     console.log("");
-    console.log(`${"shape".padEnd(30)}  ${"pairs/s".padStart(9)}  ${"µs/pair".padStart(8)}`);
-    for (const r of results) console.log(`${r.shape.padEnd(30)}  ${String(r.pairs_per_sec).padStart(9)}  ${String(r.us_per_pair).padStart(8)}`);
+    console.log(`${"shape".padEnd(30)}  ${"pairs/s".padStart(9)}  ${"µs/pair".padStart(8)}  ${"WAL pages/pair".padStart(14)}  ${"db bytes/pair".padStart(13)}`);
+    for (const r of results) console.log(`${r.shape.padEnd(30)}  ${String(r.pairs_per_sec).padStart(9)}  ${String(r.us_per_pair).padStart(8)}  ${String(r.wal_pages_per_pair).padStart(14)}  ${String(r.db_bytes_per_pair).padStart(13)}`);
   }
 } finally {
   rmSync(root, { recursive: true, force: true });

@@ -38,7 +38,8 @@ export async function run(cmd: string[], options: { env?: Record<string, string 
 /** The environment for svc: ours without any SVC_* (so a stray SVC_CONFIG cannot redirect it). */
 export function svcEnv(extra: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("SVC_")) env[k] = v;
+  // SVC_SIGN_WORKERS alone is passed on: the knob an A/B of receipt signing threads turns.
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("SVC_") || k === "SVC_SIGN_WORKERS") env[k] = v;
   return { ...env, ...extra };
 }
 

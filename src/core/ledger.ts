@@ -15,7 +15,7 @@
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
 import { ApiError } from "./errors.ts";
-import { newId } from "./ids.ts";
+import { newOrderedId } from "./ids.ts";
 import { assertMicroUsd, MAX_MICRO_USD, type MicroUsd } from "./money.ts";
 import type { Transactions } from "./transaction.ts";
 
@@ -168,7 +168,7 @@ export class Ledger {
         .query<Hold, [string, string, number, string | null, number, number]>(
           "INSERT INTO holds (id, account_id, amount_micro_usd, purpose, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
         )
-        .get(newId("hold"), accountId, amount, opts.purpose ?? null, this.clock.now(), opts.expiresAt)!;
+        .get(newOrderedId("hold"), accountId, amount, opts.purpose ?? null, this.clock.now(), opts.expiresAt)!;
       this.append(accountId, "hold", amount, totals, hold.id, opts.ref ?? {});
       return hold;
     });
@@ -299,7 +299,7 @@ export class Ledger {
         `INSERT INTO ledger_entries (id, account_id, kind, amount_micro_usd, balance_after_micro_usd, held_after_micro_usd, hold_id, ref_type, ref_id, memo, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       )
-      .get(newId("le"), accountId, kind, amount, totals.balance_micro_usd, totals.held_micro_usd, holdId, ref.type ?? null, ref.id ?? null, ref.memo ?? null, this.clock.now())!;
+      .get(newOrderedId("le"), accountId, kind, amount, totals.balance_micro_usd, totals.held_micro_usd, holdId, ref.type ?? null, ref.id ?? null, ref.memo ?? null, this.clock.now())!;
   }
 }
 

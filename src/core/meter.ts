@@ -20,7 +20,7 @@
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
 import { ApiError } from "./errors.ts";
-import { newId } from "./ids.ts";
+import { newOrderedId } from "./ids.ts";
 import { type Ledger } from "./ledger.ts";
 import { assertMicroUsd, type MicroUsd } from "./money.ts";
 import type { Outbox } from "./outbox.ts";
@@ -77,7 +77,28 @@ export interface Settlement {
 }
 
 /** Runs inside settle's transaction; the receipts domain registers one to mint the receipt. */
-export type SettleHook = (info: { reservation: Reservation; cost: MicroUsd; usageEventId: string; units: Record<string, unknown>; status: string; at: number; receiptId?: string }) => { receipt?: SettledReceipt } | void;
+export interface SettleInfo {
+  reservation: Reservation;
+  cost: MicroUsd;
+  usageEventId: string;
+  units: Record<string, unknown>;
+  status: string;
+  at: number;
+  receiptId?: string;
+  /** What the prepare hook made before the transaction (a receipt signed off the event loop), if anything. */
+  prepared?: unknown;
+}
+
+export type SettleHook = (info: SettleInfo) => { receipt?: SettledReceipt } | void;
+
+/**
+ * Work a settle's hooks can do BEFORE the grouped settle's transaction, on the values the settle
+ * will use (its time, usage event id and cost): the receipts domain signs the receipt on a worker
+ * thread here. null: nothing to prepare (the hook then does its work inline). What it resolves
+ * to reaches the settle hooks as `prepared`; a hook must check it still matches what the
+ * transaction decided (a cost above the hold that the balance could not cover changes it).
+ */
+export type PrepareHook = (info: SettleInfo) => Promise<unknown> | null;
 
 /**
  * What a settle records beside its cost. receiptId: the id the receipt must carry, for work that
@@ -88,6 +109,10 @@ export interface SettleDetails {
   units?: Record<string, unknown>;
   status?: string;
   receiptId?: string;
+  /** Chosen before the transaction by settleGrouped, so a prepare hook worked on the same values. */
+  at?: number;
+  usageEventId?: string;
+  prepared?: unknown;
 }
 
 /** A usage event as it was committed: what SSE feeds and webhooks of metering see. */
@@ -161,6 +186,7 @@ function checkAmount(input: ReserveInput): void {
 
 export class Meter {
   private readonly hooks: SettleHook[] = [];
+  private prepareHook: PrepareHook | null = null;
   /** The breaker limit for keys without their own; the keys area sets it from its config (off until then). */
   private defaultBreakerPerMinute: () => MicroUsd = () => 0;
 
@@ -173,6 +199,10 @@ export class Meter {
     /** Committed usage events, for SSE feeds (published after commit). */
     readonly usage: Bus<UsageEvent>,
   ) {}
+
+  onPrepareSettle(hook: PrepareHook): void {
+    this.prepareHook = hook;
+  }
 
   onSettle(hook: SettleHook): void {
     this.hooks.push(hook);
@@ -211,9 +241,14 @@ export class Meter {
    * transaction, after it: a caller's record of the charge (a batch line's result) commits with
    * the charge or not at all.
    */
-  settleGrouped(r: Reservation, cost: MicroUsd, details: SettleDetails = {}, within?: (s: Settlement) => void): Promise<Settlement> {
+  async settleGrouped(r: Reservation, cost: MicroUsd, details: SettleDetails = {}, within?: (s: Settlement) => void): Promise<Settlement> {
+    const at = this.clock.now();
+    const usageEventId = newOrderedId("use");
+    const status = details.status ?? "succeeded";
+    const preparing = this.prepareHook?.({ reservation: r, cost, usageEventId, units: { ...details.units }, status, at, receiptId: details.receiptId }) ?? null;
+    const prepared = preparing ? await preparing.catch(() => undefined) : undefined;
     return this.tx.grouped(() => {
-      const settlement = this.settle(r, cost, details);
+      const settlement = this.settle(r, cost, { ...details, at, usageEventId, prepared });
       within?.(settlement);
       return settlement;
     });
@@ -285,7 +320,7 @@ export class Meter {
   settle(r: Reservation, cost: MicroUsd, details: SettleDetails = {}): Settlement {
     assertMicroUsd(cost, "cost");
     if (cost < 0) throw new RangeError("a settled cost cannot be negative");
-    const now = this.clock.now();
+    const now = details.at ?? this.clock.now();
     const status = details.status ?? "succeeded";
     const units = { ...details.units };
     return this.tx.run(() => {
@@ -302,7 +337,7 @@ export class Meter {
       }
       cost = billed;
       this.moveChain(r, cost, now);
-      const usageEventId = newId("use");
+      const usageEventId = details.usageEventId ?? newOrderedId("use");
       const row = this.db
         .query<{ seq: number }, (string | number | null)[]>(
           `INSERT INTO usage_events (id, account_id, key_id, kind, resource, run_id, cost_micro_usd, reserved_micro_usd, units, status, hold_id, created_at)
@@ -312,7 +347,7 @@ export class Meter {
       const event: UsageEvent = { seq: row.seq, id: usageEventId, account_id: r.accountId, key_id: r.keyId, kind: r.kind, resource: r.resource, run_id: r.runId, cost_micro_usd: cost, reserved_micro_usd: r.amount, units, status, created_at: now };
       this.tx.afterCommit(() => this.usage.publish(event));
       let receipt: SettledReceipt | null = null;
-      for (const hook of this.hooks) receipt = hook({ reservation: r, cost, usageEventId, units, status, at: now, receiptId: details.receiptId })?.receipt ?? receipt;
+      for (const hook of this.hooks) receipt = hook({ reservation: r, cost, usageEventId, units, status, at: now, receiptId: details.receiptId, prepared: details.prepared })?.receipt ?? receipt;
       return { usageEventId, cost, receipt };
     });
   }

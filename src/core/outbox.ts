@@ -14,7 +14,7 @@
 import type { Bus } from "./bus.ts";
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
-import { newId } from "./ids.ts";
+import { newOrderedId } from "./ids.ts";
 import type { Transactions } from "./transaction.ts";
 
 export interface OutboxEvent {
@@ -67,7 +67,7 @@ export class Outbox {
   emit(type: string, accountId: string | null, payload: Record<string, unknown>, options: { stored?: Record<string, unknown> } = {}): OutboxEvent {
     if (!this.tx.active) throw new Error(`outbox event ${type} emitted outside a transaction`);
     if (options.stored && !this.expanders.has(type)) throw new Error(`outbox event ${type}: a compact payload needs an expander (expandWith)`);
-    const row = this.insert.get(newId("evt"), type, accountId, JSON.stringify(options.stored ?? payload), this.clock.now())!;
+    const row = this.insert.get(newOrderedId("evt"), type, accountId, JSON.stringify(options.stored ?? payload), this.clock.now())!;
     const event: OutboxEvent = { ...row, payload };
     this.tx.afterCommit(() => this.bus.publish(event));
     return event;

@@ -14,6 +14,7 @@ import { dirname } from "node:path";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { addressOfSecretKey, generateSecretKey, signMessage } from "./eip191.ts";
 import type { Sealer } from "./seal.ts";
+import type { SigningPool } from "./signing-pool.ts";
 
 const AAD = "svc/signer-key";
 
@@ -43,6 +44,13 @@ export class Signer {
   sign(message: string | Uint8Array): string {
     this.follow();
     return signMessage(this.secretKey, message);
+  }
+
+  /** The same signature, made on a signing pool's thread (the key travels with the request). */
+  signOn(pool: SigningPool, message: string): Promise<{ signature: string; signer: string }> {
+    this.follow();
+    const signer = this.currentAddress;
+    return pool.sign(this.secretKey, message).then((signature) => ({ signature, signer }));
   }
 
   /** From now on, check before each use that this key is still the one that must sign. */

@@ -15,8 +15,11 @@ export interface SignedStatement {
   signer: string;
 }
 
+/** The statement string of a payload: base64url of its canonical JSON. */
+export const statementOf = (payload: Record<string, unknown>): string => Buffer.from(canonicalJson(payload), "utf8").toString("base64url");
+
 export function signStatement(signer: Signer, payload: Record<string, unknown>): SignedStatement {
-  const statement = Buffer.from(canonicalJson(payload), "utf8").toString("base64url");
+  const statement = statementOf(payload);
   return { statement, signature: signer.sign(statement), signer: signer.address };
 }
 

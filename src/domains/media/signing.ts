@@ -8,7 +8,7 @@
  * need when svc setup has not made it yet.
  */
 import type { Context } from "../../context.ts";
-import { newId } from "../../core/ids.ts";
+import { newOrderedId } from "../../core/ids.ts";
 import { embedManifest } from "./provenance/c2pa.ts";
 import { ensureCredential, loadCredential, type ProvenanceCredential, sha256Hex } from "./provenance/credentials.ts";
 import type { AssetFormat } from "./provenance/formats.ts";
@@ -36,7 +36,7 @@ export function forgetProvenanceCredential(ctx: Context): void {
   ctx.provenance = undefined;
 }
 
-export const newReceiptId = (): string => newId("rcpt");
+export const newReceiptId = (): string => newOrderedId("rcpt");
 
 export interface SignedAsset {
   bytes: Uint8Array;

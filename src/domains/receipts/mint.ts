@@ -5,10 +5,11 @@
  * appears, where a feature asks for it, only as a sha256 fingerprint.
  */
 import { isoTime } from "../../core/clock.ts";
-import { newId } from "../../core/ids.ts";
+import { newOrderedId } from "../../core/ids.ts";
 import type { Reservation, SettledReceipt } from "../../core/meter.ts";
-import { signStatement } from "../../core/statements.ts";
+import { statementOf } from "../../core/statements.ts";
 import type { Context } from "../../context.ts";
+import type { SigningPool } from "../../core/signing-pool.ts";
 
 /** Receipt payload version (spec §9.4: payload v is 1). */
 export const RECEIPT_VERSION = 1;
@@ -66,13 +67,22 @@ export interface MintInput {
   at: number;
   /** An id chosen before the settle (core/meter.ts SettleDetails.receiptId). */
   receiptId?: string;
+  /** A PreparedReceipt from prepareReceipt, when the settle was grouped and a signing pool runs. */
+  prepared?: unknown;
 }
 
-export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
+/** A receipt signed on a worker before the settle's transaction, on the values it was to use. */
+interface PreparedReceipt {
+  id: string;
+  statement: string;
+  signature: string;
+  signer: string;
+}
+
+function receiptPayload(input: MintInput, id: string): Record<string, unknown> {
   const r = input.reservation;
-  const id = input.receiptId ?? newId("rcpt");
   const attestations = receiptAttestations(input.units.attestations);
-  const payload = {
+  return {
     v: RECEIPT_VERSION,
     type: "receipt",
     id,
@@ -90,7 +100,35 @@ export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
     settled_at: isoTime(input.at),
     ...(attestations ? { attestations } : {}),
   };
-  const signed = signStatement(ctx.signer, payload);
+}
+
+/**
+ * The settle's prepare hook (core/meter.ts PrepareHook): with a signing pool (svc serve on a
+ * machine with a core to spare), the receipt the settle is about to mint is signed on a worker
+ * while the event loop serves other calls. null without a pool: mintReceipt signs inline.
+ */
+function prepareReceipt(ctx: Context, input: MintInput): Promise<PreparedReceipt> | null {
+  const pool = ctx.signingPool;
+  if (!pool) return null;
+  const id = input.receiptId ?? newOrderedId("rcpt");
+  const statement = statementOf(receiptPayload(input, id));
+  return ctx.signer.signOn(pool, statement).then(({ signature, signer }) => ({ id, statement, signature, signer }));
+}
+
+const isPrepared = (v: unknown): v is PreparedReceipt => typeof v === "object" && v !== null && typeof (v as PreparedReceipt).statement === "string";
+
+export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
+  const r = input.reservation;
+  const prepared = isPrepared(input.prepared) ? input.prepared : null;
+  const id = input.receiptId ?? prepared?.id ?? newOrderedId("rcpt");
+  const statement = statementOf(receiptPayload(input, id));
+  // The signature made off the loop is used only for exactly this statement by the current
+  // signer; anything the transaction decided differently (a cost the balance could not cover, a
+  // rotation meanwhile) is signed here, inline.
+  const signed =
+    prepared && prepared.statement === statement && prepared.signer === ctx.signer.address
+      ? { statement, signature: prepared.signature, signer: prepared.signer }
+      : { statement, signature: ctx.signer.sign(statement), signer: ctx.signer.address };
   ctx.db
     .query(
       `INSERT INTO receipts (id, account_id, key_id, usage_event_id, kind, status, cost_micro_usd, run_id, receipt, signature, signer, created_at)
@@ -118,5 +156,13 @@ function expandReceiptEvent(ctx: Context, stored: Record<string, unknown>): Reco
 /** Registered for every context (settles happen in the CLI and tests too, not only in serve). */
 export function registerReceiptMinting(ctx: Context): void {
   ctx.outbox.expandWith("receipt_minted", (stored) => expandReceiptEvent(ctx, stored));
+  ctx.meter.onPrepareSettle((info) => prepareReceipt(ctx, info));
   ctx.meter.onSettle((info) => ({ receipt: mintReceipt(ctx, info) }));
+}
+
+declare module "../../context.ts" {
+  interface Context {
+    /** Receipt signing threads (svc serve, receipts.sign_workers > 0); absent: receipts are signed inline. */
+    signingPool?: SigningPool;
+  }
 }

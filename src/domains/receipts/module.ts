@@ -5,7 +5,9 @@
  * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
  * use index.ts, never this file.
  */
+import { SigningPool } from "../../core/signing-pool.ts";
 import { defineModule } from "../../module.ts";
+import { receiptsConfig } from "./config.ts";
 import { receiptsGroup } from "./cli.ts";
 import { registerReceiptMinting } from "./mint.ts";
 import { receiptRoutes } from "./routes.ts";
@@ -13,6 +15,7 @@ import { registerSigner } from "./signers.ts";
 
 export const receiptsModule = defineModule({
   name: "receipts",
+  config: receiptsConfig,
   wire(ctx) {
     // The signer on record follows the key file, and ctx.signer follows rotations made by other
     // processes (`svc keys rotate-signer` while svc serve runs).
@@ -21,5 +24,24 @@ export const receiptsModule = defineModule({
     registerReceiptMinting(ctx);
   },
   routes: (ctx) => [receiptRoutes(ctx)],
+  serve: {
+    // Grouped settles sign their receipts on these threads from now on (mint.ts prepareReceipt).
+    async start(ctx) {
+      const n = ctx.config.receipts.sign_workers;
+      if (n === 0) return;
+      const pool = new SigningPool(n);
+      try {
+        await pool.ready();
+        ctx.signingPool = pool;
+      } catch (err) {
+        pool.close();
+        ctx.log.warn("receipt signing threads did not start: receipts are signed on the event loop", { error: err instanceof Error ? err.message : String(err) });
+      }
+    },
+    stop(ctx) {
+      ctx.signingPool?.close();
+      ctx.signingPool = undefined;
+    },
+  },
   cli: [receiptsGroup],
 });
