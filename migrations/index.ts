@@ -31,6 +31,12 @@ import m0024 from "./0024_evals.sql" with { type: "text" };
 import m0025 from "./0025_judge.sql" with { type: "text" };
 import m0026 from "./0026_autopilot.sql" with { type: "text" };
 import m0027 from "./0027_media.sql" with { type: "text" };
+import m0028 from "./0028_post.sql" with { type: "text" };
+import m0029 from "./0029_calls.sql" with { type: "text" };
+import m0030 from "./0030_notary.sql" with { type: "text" };
+import m0031 from "./0031_relays.sql" with { type: "text" };
+import m0032 from "./0032_pay.sql" with { type: "text" };
+import m0033 from "./0033_escrow.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -67,4 +73,10 @@ export const migrations: Migration[] = [
   { version: 25, name: "0025_judge", sql: m0025 },
   { version: 26, name: "0026_autopilot", sql: m0026 },
   { version: 27, name: "0027_media", sql: m0027 },
+  { version: 28, name: "0028_post", sql: m0028 },
+  { version: 29, name: "0029_calls", sql: m0029 },
+  { version: 30, name: "0030_notary", sql: m0030 },
+  { version: 31, name: "0031_relays", sql: m0031 },
+  { version: 32, name: "0032_pay", sql: m0032 },
+  { version: 33, name: "0033_escrow", sql: m0033 },
 ];

@@ -30,6 +30,12 @@ import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
 import { mcpModule } from "./mcp/module.ts";
 import { mediaModule } from "./media/module.ts";
+import { escrowModule } from "./escrow/module.ts";
+import { payModule } from "./pay/module.ts";
+import { relaysModule } from "./relays/module.ts";
+import { notaryModule } from "./notary/module.ts";
+import { callsModule } from "./calls/module.ts";
+import { postModule } from "./post/module.ts";
 import { memoryModule } from "./memory/module.ts";
 import { metricsModule } from "./metrics/module.ts";
 import { nodesModule } from "./nodes/module.ts";
@@ -68,6 +74,12 @@ export const modules: readonly AreaModule[] = [
   judgeModule,
   autopilotModule,
   mediaModule,
+  postModule,
+  callsModule,
+  notaryModule,
+  relaysModule,
+  payModule,
+  escrowModule,
   filesModule,
   batchesModule,
   sandboxesModule,

@@ -1,0 +1,2 @@
+-- post: placeholder until the area lands.
+SELECT 1;

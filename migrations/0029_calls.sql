@@ -1,0 +1,2 @@
+-- calls: placeholder until the area lands.
+SELECT 1;

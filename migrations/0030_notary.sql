@@ -1,0 +1,2 @@
+-- notary: placeholder until the area lands.
+SELECT 1;

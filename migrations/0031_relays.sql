@@ -1,0 +1,2 @@
+-- relays: placeholder until the area lands.
+SELECT 1;

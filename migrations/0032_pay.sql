@@ -1,0 +1,2 @@
+-- pay: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- escrow: placeholder until the area lands.
+SELECT 1;

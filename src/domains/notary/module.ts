@@ -1,0 +1,9 @@
+/**
+ * The notary: signed receipts for work not run by svc (/v1/notary/*; docs/notary.md).
+ *
+ * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
+ * use index.ts, never this file.
+ */
+import { defineModule } from "../../module.ts";
+
+export const notaryModule = defineModule({ name: "notary" });
