@@ -5,5 +5,7 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { postConfig } from "./config.ts";
+import { postRoutes } from "./routes.ts";
 
-export const postModule = defineModule({ name: "post" });
+export const postModule = defineModule({ name: "post", config: postConfig, routes: (ctx) => postRoutes(ctx) });
