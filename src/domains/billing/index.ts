@@ -6,6 +6,7 @@
  */
 export { assertApiKeyAllowed, assertWithinPlanLimit, planLimit } from "./limits.ts";
 export { type ChainConfig, parseEvmAddress } from "./transfer-check.ts";
+export { chainNamed, clientFor, inspectTransaction, type Inspection, normalizeTxHash } from "./transfer-check.ts";
 export { acceptPayment, paymentHeader, paymentResponseHeaders, paymentTerms } from "./x402.ts";
 export { type AdjustmentInput, adjustCredit } from "./adjustments.ts";
 export { entryView, type EntryView, recentEntries } from "./ledger.ts";

@@ -5,5 +5,6 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { escrowRoutes } from "./routes.ts";
 
-export const escrowModule = defineModule({ name: "escrow" });
+export const escrowModule = defineModule({ name: "escrow", routes: (ctx) => [escrowRoutes(ctx)] });

@@ -5,5 +5,6 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { payRoutes } from "./routes.ts";
 
-export const payModule = defineModule({ name: "pay" });
+export const payModule = defineModule({ name: "pay", routes: (ctx) => [payRoutes(ctx)] });
