@@ -5,5 +5,8 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { registerAnchorJob } from "./anchoring.ts";
+import { callsConfig } from "./config.ts";
+import { callRoutes } from "./routes.ts";
 
-export const callsModule = defineModule({ name: "calls" });
+export const callsModule = defineModule({ name: "calls", config: callsConfig, routes: (ctx) => callRoutes(ctx), jobs: registerAnchorJob });

@@ -5,5 +5,7 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { notaryConfig } from "./config.ts";
+import { notaryRoutes } from "./routes.ts";
 
-export const notaryModule = defineModule({ name: "notary" });
+export const notaryModule = defineModule({ name: "notary", config: notaryConfig, routes: (ctx) => [notaryRoutes(ctx)] });
