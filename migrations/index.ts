@@ -37,6 +37,12 @@ import m0030 from "./0030_notary.sql" with { type: "text" };
 import m0031 from "./0031_relays.sql" with { type: "text" };
 import m0032 from "./0032_pay.sql" with { type: "text" };
 import m0033 from "./0033_escrow.sql" with { type: "text" };
+import m0034 from "./0034_passport.sql" with { type: "text" };
+import m0035 from "./0035_kya.sql" with { type: "text" };
+import m0036 from "./0036_sources.sql" with { type: "text" };
+import m0037 from "./0037_replay.sql" with { type: "text" };
+import m0038 from "./0038_engine.sql" with { type: "text" };
+import m0039 from "./0039_arena.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -79,4 +85,10 @@ export const migrations: Migration[] = [
   { version: 31, name: "0031_relays", sql: m0031 },
   { version: 32, name: "0032_pay", sql: m0032 },
   { version: 33, name: "0033_escrow", sql: m0033 },
+  { version: 34, name: "0034_passport", sql: m0034 },
+  { version: 35, name: "0035_kya", sql: m0035 },
+  { version: 36, name: "0036_sources", sql: m0036 },
+  { version: 37, name: "0037_replay", sql: m0037 },
+  { version: 38, name: "0038_engine", sql: m0038 },
+  { version: 39, name: "0039_arena", sql: m0039 },
 ];

@@ -30,6 +30,12 @@ import { keysModule } from "./keys/module.ts";
 import { mandatesModule } from "./mandates/module.ts";
 import { mcpModule } from "./mcp/module.ts";
 import { mediaModule } from "./media/module.ts";
+import { arenaModule } from "./arena/module.ts";
+import { engineModule } from "./engine/module.ts";
+import { replayModule } from "./replay/module.ts";
+import { sourcesModule } from "./sources/module.ts";
+import { kyaModule } from "./kya/module.ts";
+import { passportModule } from "./passport/module.ts";
 import { escrowModule } from "./escrow/module.ts";
 import { payModule } from "./pay/module.ts";
 import { relaysModule } from "./relays/module.ts";
@@ -80,6 +86,12 @@ export const modules: readonly AreaModule[] = [
   relaysModule,
   payModule,
   escrowModule,
+  passportModule,
+  kyaModule,
+  sourcesModule,
+  replayModule,
+  engineModule,
+  arenaModule,
   filesModule,
   batchesModule,
   sandboxesModule,

@@ -1,0 +1,2 @@
+-- passport: placeholder until the area lands.
+SELECT 1;

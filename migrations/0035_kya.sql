@@ -1,0 +1,2 @@
+-- kya: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- sources: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- replay: placeholder until the area lands.
+SELECT 1;

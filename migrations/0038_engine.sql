@@ -1,0 +1,2 @@
+-- engine: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- arena: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,9 @@
+/**
+ * KYA credentials: signed statements of what an agent may do, bound to a key or mandate (/v1/kya/*; docs/kya.md).
+ *
+ * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
+ * use index.ts, never this file.
+ */
+import { defineModule } from "../../module.ts";
+
+export const kyaModule = defineModule({ name: "kya" });

@@ -1,0 +1,9 @@
+/**
+ * Passports: an agent's track record from its own receipts, runs, anchors, usage and mandates, signed and committed (/v1/passport/*, /v1/registry/identity/:handle; docs/passport.md).
+ *
+ * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
+ * use index.ts, never this file.
+ */
+import { defineModule } from "../../module.ts";
+
+export const passportModule = defineModule({ name: "passport" });

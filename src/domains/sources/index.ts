@@ -1,0 +1,6 @@
+/**
+ * Source sets: named, fingerprinted lists of sources a receipt can reference (/v1/sources/*; docs/sources.md).
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
+export {};
