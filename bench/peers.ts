@@ -24,8 +24,8 @@ import { bifrost } from "./peers/bifrost.ts";
 import type { Installed, PeerGateway } from "./peers/gateway.ts";
 import { litellm } from "./peers/litellm.ts";
 import { portkey } from "./peers/portkey.ts";
-import { ChildProcess, freePort, liveProcesses } from "./peers/processes.ts";
-import { ensureBinary, log, machineInfo, parseFlags, SvcServer, svcVersion } from "./support.ts";
+import { ChildProcess, liveProcesses } from "./peers/processes.ts";
+import { ensureBinary, freePort, log, machineInfo, parseFlags, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const CONCURRENCY = [1, 16, 64] as const;

@@ -178,8 +178,8 @@ export function machineInfo(svcVersion: string) {
 // ---------------------------------------------------------------------------------------------
 // Processes, by PID only: a bench never signals anything it did not start or read from svc's pid file
 
-/** A port the kernel says is free right now (there is a small window before svc binds it). */
-function freePort(): Promise<number> {
+/** A port the kernel says is free right now (there is a small window before the child binds it). */
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.once("error", reject);

@@ -5,7 +5,6 @@
  * Every process's output goes to a log file, whose tail explains a failure.
  */
 import { closeSync, openSync, readFileSync, readdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { log, sleep } from "../support.ts";
 
 const STOP_TIMEOUT_MS = 10_000;
@@ -16,18 +15,6 @@ const live = new Set<ChildProcess>();
 
 export const liveProcesses = (): ChildProcess[] => [...live];
 
-/** A loopback port the kernel says is free right now (the peer binds it a moment later). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => (port ? resolvePort(port) : reject(new Error("no free port"))));
-    });
-  });
-}
 
 function parentOf(pid: number): number | null {
   try {

@@ -6,7 +6,7 @@
  */
 import { isoTime } from "../../core/clock.ts";
 import { newOrderedId } from "../../core/ids.ts";
-import type { Reservation, SettledReceipt } from "../../core/meter.ts";
+import type { SettledReceipt, SettleInfo } from "../../core/meter.ts";
 import { statementOf } from "../../core/statements.ts";
 import type { Context } from "../../context.ts";
 import type { SigningPool } from "../../core/signing-pool.ts";
@@ -58,18 +58,8 @@ export function receiptAttestations(value: unknown): Record<string, Record<strin
   return Object.keys(out).length ? out : null;
 }
 
-export interface MintInput {
-  reservation: Reservation;
-  cost: number;
-  usageEventId: string;
-  units: Record<string, unknown>;
-  status: string;
-  at: number;
-  /** An id chosen before the settle (core/meter.ts SettleDetails.receiptId). */
-  receiptId?: string;
-  /** A PreparedReceipt from prepareReceipt, when the settle was grouped and a signing pool runs. */
-  prepared?: unknown;
-}
+/** What a settle hands the receipts hook (core/meter.ts SettleInfo): `prepared` is a PreparedReceipt when prepareReceipt ran. */
+export type MintInput = SettleInfo;
 
 /** A receipt signed on a worker before the settle's transaction, on the values it was to use. */
 interface PreparedReceipt {
