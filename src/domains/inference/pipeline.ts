@@ -247,9 +247,9 @@ function charge(p: PreparedCall, answered: Answered, usage: TokenUsage, status: 
   return [costOf(p.call.model, usage), { units: receiptUnits(p, answered, usage), status }];
 }
 
-/** Streams settle synchronously in their last callback, as the closing receipt comment is written. */
-function settle(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, usage: TokenUsage, status: string): Settlement {
-  return ctx.meter.settle(r, ...charge(p, answered, usage, status));
+/** A stream's settle, group-committed with the other calls in flight; its closing receipt comment waits for it. */
+function settle(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, usage: TokenUsage, status: string): Promise<Settlement> {
+  return ctx.meter.settleGrouped(r, ...charge(p, answered, usage, status));
 }
 
 function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, signal: AbortSignal): Response {
@@ -260,8 +260,11 @@ function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answe
     answered.response,
     translator,
     {
-      completed: () => receiptEvent(settle(ctx, p, r, answered, bill(true), "succeeded"), r.runId),
-      disconnected: () => void settle(ctx, p, r, answered, bill(false), "client_disconnected"),
+      completed: async () => receiptEvent(await settle(ctx, p, r, answered, bill(true), "succeeded"), r.runId),
+      disconnected: () =>
+        void settle(ctx, p, r, answered, bill(false), "client_disconnected").catch((err: unknown) =>
+          ctx.log.error("settling a disconnected stream failed", { error: err instanceof Error ? err.message : String(err) }),
+        ),
       failed: (f) => {
         ctx.meter.release(r);
         ctx.log.warn("upstream stream failed", { provider: answered.provider.name, model: p.call.model.id, error_type: f.type });

@@ -81,8 +81,8 @@ export function receiptEvent(settlement: Settlement, runId: string | null): Rece
 export const encodeReceiptEvent = (event: ReceiptEvent): string => `: ${RECEIPT_EVENT} ${JSON.stringify(event)}\n\n`;
 
 export interface StreamOutcomes {
-  /** The upstream finished: settle on its usage; returns the receipt event to send. */
-  completed(): ReceiptEvent;
+  /** The upstream finished: settle on its usage (group-committed: a promise); returns the receipt event to send. */
+  completed(): ReceiptEvent | Promise<ReceiptEvent>;
   /** The client went away mid-stream (the upstream call is already being aborted): settle what was produced. */
   disconnected(): void;
   /** The upstream failed mid-stream: release the hold. */
@@ -154,23 +154,28 @@ export function serveStream(
     reader.cancel().catch(() => {});
   };
 
-  const complete = (controller: ReadableStreamDefaultController<Uint8Array>, before: string) => {
+  const complete = async (controller: ReadableStreamDefaultController<Uint8Array>, before: string) => {
+    // Closed first: a client that leaves while the settle commits is not settled a second time.
     open = false;
     let tail: string;
     try {
-      tail = translator.trailer(outcomes.completed());
+      tail = translator.trailer(await outcomes.completed());
     } catch (err) {
       // Settling failed (the database, not the upstream): the hold stays until the sweeper
       // releases it, so the client is not billed; it gets an error instead of a receipt.
       log.error("settling a stream failed", { error: err instanceof Error ? err.message : String(err) });
       tail = translator.fail({ type: "internal_error", message: "the call could not be settled; it was not billed" });
     }
-    controller.enqueue(encoder.encode(before + tail));
-    controller.close();
+    try {
+      controller.enqueue(encoder.encode(before + tail));
+      controller.close();
+    } catch {
+      // the client went away while the settle committed: it is settled all the same
+    }
   };
 
   /** After the events read so far: settles or fails when the translator says the upstream finished or failed. */
-  const concluded = (controller: ReadableStreamDefaultController<Uint8Array>, out: string): boolean => {
+  const concluded = async (controller: ReadableStreamDefaultController<Uint8Array>, out: string): Promise<boolean> => {
     if (translator.failure) {
       open = false;
       outcomes.failed(translator.failure); // push already turned it into the client's error event
@@ -180,8 +185,8 @@ export function serveStream(
       return true;
     }
     if (translator.finished) {
-      complete(controller, out);
       drainUpstream();
+      await complete(controller, out);
       return true;
     }
     return false;
@@ -199,7 +204,7 @@ export function serveStream(
         try {
           for (;;) {
             const out = translatePending();
-            if (concluded(controller, out)) return;
+            if (await concluded(controller, out)) return;
             if (out) return controller.enqueue(encoder.encode(out));
             const { done, value } = await reader.read();
             if (!open) return; // the client went away while we waited
@@ -209,9 +214,9 @@ export function serveStream(
             }
             parser.feed(decoder.decode() + "\n\n"); // a last event without its blank line still counts
             const rest = translatePending();
-            if (concluded(controller, rest)) return;
+            if (await concluded(controller, rest)) return;
             const closing = translator.end();
-            return closing === null ? failWith(controller, rest, ENDED_EARLY) : complete(controller, rest + closing);
+            return closing === null ? failWith(controller, rest, ENDED_EARLY) : await complete(controller, rest + closing);
           }
         } catch (err) {
           if (!open) return;
