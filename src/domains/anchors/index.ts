@@ -5,5 +5,5 @@
  */
 export { hex, recordRoot } from "./roots.ts";
 export { anchorBlock, type AnchorBlock, anchorRoot } from "./service.ts";
-export { type AnchorCounts, anchorCounts, isRootAnchored, type RecentAnchor, recentAnchors } from "./stats.ts";
+export { type AnchorCounts, anchorCounts, anchoredReceiptSeq, isRootAnchored, type RecentAnchor, recentAnchors } from "./stats.ts";
 export { AnchorBlock as AnchorBlockSchema } from "./models.ts";

@@ -54,3 +54,21 @@ export function stuckEvmAnchors(ctx: Context, limit = 5): { status: string; last
     )
     .all(limit);
 }
+
+/**
+ * The highest receipt seq S such that every receipt up to S lies under a periodic batch root
+ * with an anchor in status anchored (0 when there is none): a prefix, so a batch whose anchor
+ * is still pending holds back every later one.
+ */
+export function anchoredReceiptSeq(ctx: Context): number {
+  const open = ctx.db
+    .query<{ s: number | null }, []>(
+      "SELECT min(first_receipt_seq) AS s FROM receipt_batches b WHERE NOT EXISTS (SELECT 1 FROM anchors a WHERE a.root = b.root AND a.status = 'anchored')",
+    )
+    .get()?.s;
+  const last =
+    open === null || open === undefined
+      ? ctx.db.query<{ s: number | null }, []>("SELECT max(last_receipt_seq) AS s FROM receipt_batches").get()?.s
+      : ctx.db.query<{ s: number | null }, [number]>("SELECT max(last_receipt_seq) AS s FROM receipt_batches WHERE last_receipt_seq < ?").get(open)?.s;
+  return last ?? 0;
+}

@@ -3,4 +3,6 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export {};
+/** Public records other areas may show (a passport's or the explorer's links): a run, the boards. */
+export { getRun, type RunView } from "./runs.ts";
+export { type Board, leaderboard } from "./leaderboard.ts";

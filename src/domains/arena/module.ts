@@ -5,5 +5,7 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { arenaGroup } from "./cli.ts";
+import { arenaRoutes } from "./routes.ts";
 
-export const arenaModule = defineModule({ name: "arena" });
+export const arenaModule = defineModule({ name: "arena", routes: (ctx) => arenaRoutes(ctx), cli: [arenaGroup] });

@@ -5,5 +5,6 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { engineRoutes } from "./routes.ts";
 
-export const engineModule = defineModule({ name: "engine" });
+export const engineModule = defineModule({ name: "engine", routes: (ctx) => [engineRoutes(ctx)] });

@@ -59,8 +59,8 @@ function judgeMessages(c: EvalCase, output: string): ChatCallRequest["messages"]
 }
 
 /** The judge model's verdict on an output, and its call (metered and receipted like the case's own). */
-export async function judgeOutput(ctx: Context, caller: Caller, c: EvalCase, output: string, judgeModel: string, signal?: AbortSignal): Promise<{ verdict: Verdict; call: ChatCallAnswer }> {
-  const call = await completeChat(ctx, { caller, model: judgeModel, messages: judgeMessages(c, output), json: true, exactModel: true, signal });
+export async function judgeOutput(ctx: Context, caller: Caller, c: EvalCase, output: string, judgeModel: string, signal?: AbortSignal, runId?: string): Promise<{ verdict: Verdict; call: ChatCallAnswer }> {
+  const call = await completeChat(ctx, { caller, model: judgeModel, messages: judgeMessages(c, output), json: true, exactModel: true, signal, runId });
   const answer = jsonOfReply(call.text)?.value as { pass?: unknown } | undefined;
   const pass = answer && typeof answer === "object" ? answer.pass : undefined;
   if (pass === true) return { verdict: verdict(true, "the judge passed the output"), call };

@@ -8,3 +8,8 @@ export { type EvalRunSummary, latestEvalRuns } from "./history.ts";
 /** Run an eval now, metered on the account's credit, as POST /v1/evals/:id/run does. */
 export { type RunOptions, type RunOutcome, runEval } from "./runs.ts";
 export type { RunView } from "./run-views.ts";
+/** Cases of no eval (the arena's suites): checked, run and graded as an eval's, the outcome handed back unstored. */
+export { type CaseSetOptions, type CaseSetOutcome, runCaseSet } from "./runs.ts";
+export { assertCounts, checkCases, type EvalCase } from "./cases.ts";
+export { CaseBody } from "./models.ts";
+export type { CaseResult } from "./store.ts";

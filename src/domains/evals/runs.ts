@@ -56,9 +56,17 @@ function messagesOf(c: EvalCase): ChatCallRequest["messages"] {
   return c.system === undefined ? [{ role: "user", content: c.input }] : [{ role: "system", content: c.system }, { role: "user", content: c.input }];
 }
 
-async function runCase(ctx: Context, caller: Caller, row: EvalRow, c: EvalCase, index: number, model: string, spend: Spend, signal?: AbortSignal): Promise<{ result: CaseResult; output: string }> {
+/** How a run's cases are called: the judge of a judge case without its own, the run their receipts chain into. */
+export interface CaseSetOptions {
+  judgeModel: string;
+  runId?: string;
+  signal?: AbortSignal;
+}
+
+async function runCase(ctx: Context, caller: Caller, how: CaseSetOptions, c: EvalCase, index: number, model: string, spend: Spend): Promise<{ result: CaseResult; output: string }> {
+  const { runId, signal } = how;
   const started = performance.now();
-  const call = await completeChat(ctx, { caller, model, messages: messagesOf(c), exactModel: true, signal });
+  const call = await completeChat(ctx, { caller, model, messages: messagesOf(c), exactModel: true, signal, runId });
   const latency = Math.max(0, Math.round(performance.now() - started));
   spend.cost += call.settlement.cost;
   if (call.settlement.receipt) spend.receipts.push(call.settlement.receipt.id);
@@ -66,8 +74,7 @@ async function runCase(ctx: Context, caller: Caller, row: EvalRow, c: EvalCase, 
   let verdict: Verdict;
   let judgeReceipt: string | null = null;
   if (c.assert === "judge") {
-    // The eval's own model judges by default, not an override: runs compared across models keep one judge.
-    const judged = await judgeOutput(ctx, caller, c, call.text, c.judge_model ?? row.model, signal);
+    const judged = await judgeOutput(ctx, caller, c, call.text, c.judge_model ?? how.judgeModel, signal, runId);
     spend.cost += judged.call.settlement.cost;
     if (judged.call.settlement.receipt) spend.receipts.push(judged.call.settlement.receipt.id);
     cost += judged.call.settlement.cost;
@@ -92,7 +99,8 @@ async function runCase(ctx: Context, caller: Caller, row: EvalRow, c: EvalCase, 
 }
 
 /** Runs every case, RUN_CONCURRENCY at a time; stops starting cases at the first failure. */
-async function runCases(ctx: Context, caller: Caller, row: EvalRow, cases: EvalCase[], model: string, spend: Spend, signal?: AbortSignal) {
+async function runCases(ctx: Context, caller: Caller, how: CaseSetOptions, cases: EvalCase[], model: string, spend: Spend) {
+  const { signal } = how;
   const results: CaseResult[] = [];
   const outputs: string[] = [];
   let next = 0;
@@ -105,7 +113,7 @@ async function runCases(ctx: Context, caller: Caller, row: EvalRow, cases: EvalC
       }
       const index = next++;
       try {
-        const done = await runCase(ctx, caller, row, cases[index]!, index, model, spend, signal);
+        const done = await runCase(ctx, caller, how, cases[index]!, index, model, spend);
         results[index] = done.result;
         outputs[index] = done.output;
       } catch (error) {
@@ -153,7 +161,8 @@ export async function runEval(ctx: Context, accountId: string, evalId: string, o
   const id = newId("erun");
   const startedAt = ctx.clock.now();
   const spend: Spend = { cost: 0, receipts: [] };
-  const { results, outputs, failure } = await runCases(ctx, caller, row, cases, model, spend, options.signal);
+  // The eval's own model judges by default, not an override: runs compared across models keep one judge.
+  const { results, outputs, failure } = await runCases(ctx, caller, { judgeModel: row.model, signal: options.signal }, cases, model, spend);
   const base = {
     id,
     account_id: accountId,
@@ -207,4 +216,35 @@ export async function runEval(ctx: Context, accountId: string, evalId: string, o
     options.onStored,
   );
   return { run: runView(stored), outputs };
+}
+
+export interface CaseSetOutcome {
+  /** By case index; on a failure, only the cases that finished. */
+  results: CaseResult[];
+  /** Each case's output text, by case index: for the caller's eyes once. */
+  outputs: string[];
+  /** The first failing call's error, as a failed eval run stores it; null when every case ran. */
+  error: { type: string; message: string } | null;
+  /** That error itself, for a caller that answers with it. */
+  cause: unknown;
+  cost_micro_usd: number;
+  receipt_ids: string[];
+}
+
+/**
+ * Cases that belong to no eval (the arena's suites), run as runEval runs an eval's: the same
+ * metered calls, concurrency, grading and first-failure rule. Nothing is stored and nothing is
+ * thrown: the caller keeps its own record of the outcome.
+ */
+export async function runCaseSet(ctx: Context, caller: Caller, cases: EvalCase[], model: string, options: CaseSetOptions): Promise<CaseSetOutcome> {
+  const spend: Spend = { cost: 0, receipts: [] };
+  const { results, outputs, failure } = await runCases(ctx, caller, options, cases, model, spend);
+  return {
+    results: results.sort((a, b) => a.index - b.index),
+    outputs,
+    error: failure ? errorOf(failure.error) : null,
+    cause: failure?.error ?? null,
+    cost_micro_usd: spend.cost,
+    receipt_ids: spend.receipts,
+  };
 }

@@ -19,7 +19,7 @@ import { type DocumentDecoration, t, type TSchema } from "elysia";
 import { Int, MicroUsd, Nullable } from "../../core/schemas.ts";
 import { MAX_TURN_CHARS, MAX_TURNS } from "./assistant.ts";
 import { PRIVACY_TIERS } from "./config.ts";
-import { MAX_CONTEXT_DOCUMENTS, MAX_RUN_ID_CHARS } from "./svc-options.ts";
+import { MAX_CONTEXT_DOCUMENTS, MAX_RUN_ID_CHARS, MAX_SOURCE_SET_ID_CHARS } from "./svc-options.ts";
 
 const open = { additionalProperties: true } as const;
 const closed = { additionalProperties: false } as const;
@@ -67,6 +67,14 @@ const SVC_FIELDS = {
         description: "context documents: their sha256 fingerprints and Merkle root go on the receipt, never the content; sent nowhere",
       },
     ),
+  ),
+  svc_source_set: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: MAX_SOURCE_SET_ID_CHARS,
+      error: `must be a source set id (sset_…; GET /v1/sources/sets), 1-${MAX_SOURCE_SET_ID_CHARS} characters`,
+      description: "cite one of the account's source sets: its id and fingerprint go on the receipt (attestations.source_set); 404 source_set_not_found otherwise",
+    }),
   ),
 };
 

@@ -33,6 +33,8 @@ import { costOf, type TokenUsage } from "./pricing.ts";
 import { malformedResponse, UpstreamError } from "./providers/errors.ts";
 import { mapPrompt, scrubPrompt } from "./scrub.ts";
 import { type Guard, guardFor } from "../guardrails/index.ts";
+import { type EngineStamp, engineRequest } from "../engine/index.ts";
+import { sourceSetAttestation } from "../sources/index.ts";
 import { routedModel } from "./model-rerouting.ts";
 import { GuardedStream, guardReplyJson } from "./guarded-output.ts";
 import type { Endpoint } from "./providers/types.ts";
@@ -77,10 +79,14 @@ export interface PreparedCall {
   guard: Guard | null;
   /** The model the client asked for, when an account model route sent the call to another. */
   routedFrom: string | null;
+  /** The engine build the call runs (model `engine/<slug>`); absent or null otherwise. */
+  engine?: EngineStamp | null;
   amount: number;
   /** The upstream call for providers[0], built while preparing (so a request it cannot express is refused before the reservation). */
   firstPlan?: UpstreamPlan;
   batchId?: string;
+  /** The receipt's source_set attestation (svc_source_set), resolved for the caller's account. */
+  sourceSet?: Record<string, string | number>;
 }
 
 /** The provider that answered, its answer, and the providers skipped before it. */
@@ -134,22 +140,26 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
   if (!isObject(req.body)) throw invalidField("body", "must be a JSON object");
   const { clean, svc, unknownSvc } = stripSvcFields(req.body);
   const options = parseSvcOptions(svc, unknownSvc);
+  const sourceSet = options.sourceSet === undefined ? undefined : sourceSetAttestation(ctx, req.principal.accountId, options.sourceSet);
   dialect.check(clean);
-  const found = findModel(ctx, dialect, clean);
+  // engine/<slug>: the account's published build, applied (its pinned model, system prompt, parameters) before anything is priced.
+  const engine = engineRequest(ctx, req.principal.accountId, dialect.api, clean);
+  const asked: Json = engine ? engine.body : clean;
+  const found = findModel(ctx, dialect, asked);
   const { snapshot } = found;
   let model = found.model;
-  // The account's standing route for this model (autopilot's switch_model), when its target is still served.
+  // The account's standing route for this model (autopilot's switch_model), when its target is still served; an engine's model is pinned.
   let routedFrom: string | null = null;
-  const target = req.exactModel ? null : routedModel(ctx, req.principal.accountId, model.id);
+  const target = req.exactModel || engine ? null : routedModel(ctx, req.principal.accountId, model.id);
   const routed = target === null ? undefined : snapshot.model(target);
   if (routed && routed.type === model.type) (routedFrom = model.id), (model = routed);
   const tier = options.privacyTier ?? keyTier(ctx, req.principal.keyId);
   const providers = eligibleProviders(ctx, snapshot, model, dialect, { tier, region: options.region }, { accountId: req.principal.accountId, keyId: req.principal.keyId });
 
-  let body: Json = clean;
+  let body: Json = asked;
   let scrubbed: number | null = null;
   if (options.scrub) {
-    const result = scrubPrompt(dialect.api, clean);
+    const result = scrubPrompt(dialect.api, asked);
     body = result.body;
     scrubbed = result.count;
   }
@@ -171,7 +181,7 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
   };
   // Translating for the first provider here refuses a request it cannot express (a 400) before anything is reserved.
   const firstPlan = dialect.upstream(providers[0]!, call);
-  return { dialect, call, providers, options, tier, scrubbed, guard, routedFrom, amount: estimate.amount, firstPlan, batchId: req.batchId };
+  return { dialect, call, providers, options, tier, scrubbed, guard, routedFrom, engine: engine?.stamp ?? null, amount: estimate.amount, firstPlan, batchId: req.batchId, sourceSet };
 }
 
 /**
@@ -238,7 +248,13 @@ function receiptUnits(p: PreparedCall, answered: Answered, usage: TokenUsage): R
     stream: p.call.stream,
     ...(p.batchId ? { batch_id: p.batchId } : {}),
     ...(p.scrubbed !== null ? { scrubbed: p.scrubbed } : {}),
-    attestations: { routing, ...(p.options.context ? { context: contextReceiptGroup(p.options.context) } : {}), ...(p.guard ? { guardrails: p.guard.stamp() } : {}) },
+    attestations: {
+      routing,
+      ...(p.engine ? { engine: { ...p.engine } } : {}),
+      ...(p.options.context ? { context: contextReceiptGroup(p.options.context) } : {}),
+      ...(p.sourceSet ? { source_set: p.sourceSet } : {}),
+      ...(p.guard ? { guardrails: p.guard.stamp() } : {}),
+    },
   };
 }
 

@@ -14,6 +14,9 @@
  *                     (sha256 of its UTF-8 bytes) and the receipt carries the fingerprints and
  *                     their Merkle root — never the content. The documents themselves are not
  *                     sent anywhere: the caller puts what the model should read in the prompt.
+ *   svc_source_set    the id of one of the account's source sets (sources area): the receipt
+ *                     carries the set's id and fingerprint (attestations.source_set); resolved
+ *                     in pipeline.ts prepare, where the account is known.
  */
 import { createHash } from "node:crypto";
 import { PRIVACY_TIERS, type PrivacyTier } from "./config.ts";
@@ -42,6 +45,8 @@ export interface SvcOptions {
   scrub: boolean;
   runId: string | null;
   context: ContextAttestation | null;
+  /** The source set cited (svc_source_set); absent when none. */
+  sourceSet?: string;
 }
 
 const REGION = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -58,7 +63,18 @@ export function parseSvcOptions(svc: SvcFields, unknownSvc: string[]): SvcOption
     scrub: scrubOf(svc.svc_scrub),
     runId: runIdOf(svc.svc_run_id),
     context: svc.svc_context === undefined || svc.svc_context === null ? null : contextOf(svc.svc_context),
+    ...sourceSetOf(svc.svc_source_set),
   };
+}
+
+export const MAX_SOURCE_SET_ID_CHARS = 100;
+
+function sourceSetOf(v: unknown): { sourceSet?: string } {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== "string" || v.length === 0 || v.length > MAX_SOURCE_SET_ID_CHARS) {
+    throw invalidField("svc_source_set", `must be a source set id (sset_…; GET /v1/sources/sets), 1-${MAX_SOURCE_SET_ID_CHARS} characters`);
+  }
+  return { sourceSet: v };
 }
 
 function tierOf(v: unknown): PrivacyTier | null {

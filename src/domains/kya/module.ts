@@ -5,5 +5,6 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { kyaRoutes } from "./routes.ts";
 
-export const kyaModule = defineModule({ name: "kya" });
+export const kyaModule = defineModule({ name: "kya", routes: (ctx) => kyaRoutes(ctx) });

@@ -4,4 +4,4 @@
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
 export {};
-export { type MandateTerms, mandatesForKeys } from "./service.ts";
+export { getMandate, listMandates, type MandateStatus, type MandateTerms, mandatesForKeys, type MandateView } from "./service.ts";

@@ -3,4 +3,5 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export {};
+export { HANDLE_PATTERN, HANDLE_RULE } from "./limits.ts";
+export { passportHandleOwner } from "./service.ts";

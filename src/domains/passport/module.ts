@@ -5,5 +5,8 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { registerPassportJobs } from "./anchoring.ts";
+import { passportConfig } from "./config.ts";
+import { passportRoutes } from "./routes.ts";
 
-export const passportModule = defineModule({ name: "passport" });
+export const passportModule = defineModule({ name: "passport", config: passportConfig, routes: (ctx) => passportRoutes(ctx), jobs: registerPassportJobs });

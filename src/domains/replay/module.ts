@@ -5,5 +5,6 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { replayRoutes } from "./routes.ts";
 
-export const replayModule = defineModule({ name: "replay" });
+export const replayModule = defineModule({ name: "replay", routes: (ctx) => [replayRoutes(ctx)] });

@@ -65,6 +65,9 @@ function summary(ctx: Context, accountId: string, row: SummaryRow): RunSummary {
   };
 }
 
+/** Whether a root over all of the run's current receipts (a proof's) has an anchor in status anchored: GET /v1/runs's `anchored`. */
+export const runProofAnchored = (ctx: Context, accountId: string, row: RunTotals): boolean => isAnchored(ctx, currentRoot(ctx, accountId, row));
+
 /** The account's runs, newest activity first, at most 200. */
 export function listRuns(ctx: Context, accountId: string): RunSummary[] {
   return runTotalsOf(ctx, accountId, RUNS_CAP).map((r) => summary(ctx, accountId, r));

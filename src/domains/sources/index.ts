@@ -3,4 +3,5 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export {};
+/** The receipt attestation of a call that cites a set (inference's svc_source_set). */
+export { sourceSetAttestation } from "./service.ts";

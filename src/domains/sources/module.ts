@@ -5,5 +5,6 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { sourcesRoutes } from "./routes.ts";
 
-export const sourcesModule = defineModule({ name: "sources" });
+export const sourcesModule = defineModule({ name: "sources", routes: (ctx) => sourcesRoutes(ctx) });

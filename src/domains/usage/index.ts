@@ -6,3 +6,5 @@
 export { closedPeriod, instant, INSTANT_PATTERN, orderedPeriod, type Period, TIME_ERROR } from "./period.ts";
 /** Inference calls, spend and tokens per model over a period (the autopilot's evidence). */
 export { inferenceUsageByModel, type ModelUsage } from "./by-model.ts";
+/** Usage events and spend over the account's whole history (the passport's figures). */
+export { usageTotalsOf, type UsageTotals } from "./totals.ts";

@@ -3,11 +3,11 @@
  * context attestation, and must never reach an upstream. Every route strips them first, then
  * translates or forwards the rest.
  *
- * Every key starting with `svc_` is removed, not only the five known ones, so a misspelt field
+ * Every key starting with `svc_` is removed, not only the known ones, so a misspelt field
  * (svc_regoin) is not leaked upstream either; its name is reported so the route can refuse it
  * instead of silently ignoring what the caller meant to ask for.
  */
-export const SVC_FIELDS = ["svc_privacy_tier", "svc_region", "svc_scrub", "svc_run_id", "svc_context"] as const;
+export const SVC_FIELDS = ["svc_privacy_tier", "svc_region", "svc_scrub", "svc_run_id", "svc_context", "svc_source_set"] as const;
 export type SvcFieldName = (typeof SVC_FIELDS)[number];
 
 /** The values as the client sent them; the route validates their types. */
