@@ -77,7 +77,7 @@ export function createAgent(ctx: Context, accountId: string, input: AgentInput):
   const servers = [...new Set(input.mcp_servers ?? [])];
   const maxSteps = input.max_steps ?? ctx.config.agents.default_max_steps;
   if (maxSteps > ctx.config.agents.max_steps_limit) throw invalidField("max_steps", `must be at most ${ctx.config.agents.max_steps_limit} on this deployment`);
-  checkChatModel(ctx, input.model, "model");
+  checkChatModel(ctx, input.model, "model", accountId);
   checkTools(ctx, tools);
   checkServers(ctx, accountId, servers);
   const scopes = scopesFor(ctx, tools, servers);

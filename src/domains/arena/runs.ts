@@ -122,7 +122,7 @@ function view(ctx: Context, row: RunRow): RunView {
 export async function runSuite(ctx: Context, input: StartRun): Promise<RunView> {
   const suite = requireSuite(ctx, input.suite, input.version);
   getAccount(ctx, input.accountId);
-  checkChatModel(ctx, input.model, "model");
+  checkChatModel(ctx, input.model, "model", input.accountId);
   const cases = openSuiteCases(ctx, suite);
   const id = newId("arun");
   const startedAt = ctx.clock.now();

@@ -60,7 +60,7 @@ export function requireEval(ctx: Context, accountId: string, id: string): EvalRo
 }
 
 export function createEval(ctx: Context, accountId: string, input: CreateEvalInput): EvalView {
-  checkChatModel(ctx, input.model, "model");
+  checkChatModel(ctx, input.model, "model", accountId);
   checkCases(ctx, input.cases);
   const id = newId("eval");
   // Sealed before the transaction: the write lock is held for the insert only.

@@ -278,3 +278,19 @@ describe("unknown records and bad input", () => {
     expect(g.stub.requests.length).toBe(calls);
   });
 });
+
+describe("engines as contestants", () => {
+  test("an account's published engine/<slug> runs a suite like a model; another account cannot run it", async () => {
+    const created = await g.h.json("POST", "/v1/engine/builds", { headers: { authorization: `Bearer ${g.sessionToken}` }, body: { slug: "acme-strong", spec: { model: "strong", system_prompt: "Answer tersely.", parameters: {} } } });
+    expect(created.status).toBe(201);
+    expect((await g.h.json("POST", `/v1/engine/builds/${created.body.id}/publish`, { headers: { authorization: `Bearer ${g.sessionToken}` } })).status).toBe(200);
+    const run = await runSuite(g.h.ctx, { suite: "basics", model: "engine/acme-strong", accountId: g.accountId });
+    expect(run).toMatchObject({ status: "completed", model: "engine/acme-strong" });
+    expect(run.passed).toBe(run.total); // the engine pins "strong", which answers every case right
+    const view = await g.h.json("GET", `/v1/arena/runs/${run.id}`);
+    const first = await verifyReceipt(g, view.body.receipts[0].receipt, view.body.receipts[0].signature);
+    expect(first.attestations.engine).toMatchObject({ slug: "acme-strong", model: "strong" });
+    const other = createAccount(g.h.ctx).id;
+    await expect(runSuite(g.h.ctx, { suite: "basics", model: "engine/acme-strong", accountId: other })).rejects.toMatchObject({ status: 404, type: "model_not_found" });
+  });
+});
