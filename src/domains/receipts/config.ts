@@ -7,9 +7,8 @@ export const ReceiptsSection = T.Object(
   {
     /**
      * Threads `svc serve` signs receipts on (src/core/signing-pool.ts); 0 signs on the event loop.
-     * The default leaves the event loop and the machine's other work a core each: none on 2 cores
-     * (measured there: a thread hop costs a call more latency than it saves; bench/README.md),
-     * one per core beyond the second, at most 2.
+     * The default: one thread per core beyond the event loop's, at most 2 (on 2 CPUs, one thread
+     * measured +9–25% metered req/s at concurrency 64 and the same latency at 1; bench/README.md).
      */
     sign_workers: T.Integer({ minimum: 0, maximum: 16 }),
   },
@@ -23,6 +22,6 @@ declare module "../../config.ts" {
 }
 
 export const receiptsConfig: ConfigPart = {
-  sections: { receipts: { schema: ReceiptsSection, default: { sign_workers: Math.max(0, Math.min(2, availableParallelism() - 2)) } } },
+  sections: { receipts: { schema: ReceiptsSection, default: { sign_workers: Math.max(0, Math.min(2, availableParallelism() - 1)) } } },
   env: [{ name: "SVC_SIGN_WORKERS", path: "receipts.sign_workers", type: "integer" }],
 };
