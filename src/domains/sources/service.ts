@@ -42,15 +42,20 @@ function checkEntries(sources: readonly SourceEntry[]): void {
   });
 }
 
+/** What the owner's view and the public page both show of a set. */
+const setFields = (s: SourceSetRecord) => ({
+  id: s.id,
+  name: s.name,
+  fingerprint: s.fingerprint,
+  fingerprint_alg: FINGERPRINT_ALG,
+  count: s.entries.length,
+  sources: s.entries,
+  created_at: isoTime(s.createdAt),
+});
+
 function ownerView(ctx: Context, s: SourceSetRecord): SourceSetView {
   return {
-    id: s.id,
-    name: s.name,
-    fingerprint: s.fingerprint,
-    fingerprint_alg: FINGERPRINT_ALG,
-    count: s.entries.length,
-    sources: s.entries,
-    created_at: isoTime(s.createdAt),
+    ...setFields(s),
     public: s.isPublic,
     public_url: s.isPublic ? publicUrl(ctx, s.id) : null,
     reference: `"svc_source_set": "${s.id}" on an inference request stamps {id, fingerprint} on the call's receipt (attestations.source_set)`,
@@ -107,13 +112,7 @@ export function publicSet(ctx: Context, id: string): PublicSetView {
   const s = setById(ctx, id);
   if (!s || !s.isPublic) throw notFound("source set");
   return {
-    id: s.id,
-    name: s.name,
-    fingerprint: s.fingerprint,
-    fingerprint_alg: FINGERPRINT_ALG,
-    count: s.entries.length,
-    sources: s.entries,
-    created_at: isoTime(s.createdAt),
+    ...setFields(s),
     verify: `sha256 the canonical JSON (keys sorted, no whitespace) of \`sources\` as shown and compare it with \`fingerprint\`; a receipt that cites this set states the same fingerprint in attestations.source_set. Check a receipt with POST ${ctx.config.public_url}/v1/receipts/verify (docs/sources.md)`,
   };
 }

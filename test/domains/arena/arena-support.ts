@@ -5,14 +5,11 @@
  * context on the data dir) call the same stand-ins. Also the CLI runner and a canonical JSON of
  * the test's own, to recompute what the run's statement fingerprints.
  */
-import { spyOn } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { dispatch } from "../../../src/cli/command.ts";
-import { cliHost } from "../../../src/cli/host.ts";
-import { commandTree } from "../../../cli/tree.ts";
 import { saveCatalog } from "../../../src/domains/inference/catalog.ts";
 import { tempDir } from "../../support/harness.ts";
+import { svcInProcess } from "../../support/cli-inprocess.ts";
 import { type Gateway, startGateway, withModels } from "../inference/inference-support.ts";
 
 export const USD = 1_000_000;
@@ -61,20 +58,7 @@ export function writeSuite(content: unknown): string {
   return path;
 }
 
-/** Runs `svc …` in-process through the CLI tree, capturing what it prints. */
-export async function svc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  const error = spyOn(console, "error").mockImplementation((...a: unknown[]) => void err.push(a.join(" ")));
-  try {
-    const code = await dispatch(commandTree, argv, cliHost);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
-}
+export const svc = svcInProcess;
 
 /** Canonical JSON written apart from svc's: sorted keys, integers only, no whitespace. */
 export function canonical(value: unknown): string {

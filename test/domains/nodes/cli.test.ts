@@ -3,30 +3,16 @@
  * in-process through the CLI tree on a data dir a harness set up (the commands open their own
  * context, as they do from the binary). The running `svc node serve` is in fleet-process.test.ts.
  */
-import { afterEach, expect, spyOn, test } from "bun:test";
-import { dispatch } from "../../../src/cli/command.ts";
-import { cliHost } from "../../../src/cli/host.ts";
-import { commandTree } from "../../../cli/tree.ts";
+import { afterEach, expect, test } from "bun:test";
 import { sha256Hex } from "../../../src/core/secrets.ts";
 import { accountWithSession } from "../../support/fixtures.ts";
 import { type Harness, makeHarness } from "../../support/harness.ts";
+import { svcInProcess } from "../../support/cli-inprocess.ts";
 
 let h: Harness;
 afterEach(() => h?.close());
 
-async function svc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const log = spyOn(console, "log").mockImplementation((...a: unknown[]) => void out.push(a.join(" ")));
-  const error = spyOn(console, "error").mockImplementation((...a: unknown[]) => void err.push(a.join(" ")));
-  try {
-    const code = await dispatch(commandTree, argv, cliHost);
-    return { code, out: out.join("\n"), err: err.join("\n") };
-  } finally {
-    log.mockRestore();
-    error.mockRestore();
-  }
-}
+const svc = svcInProcess;
 
 test("enroll prints the key once; approve, drain, disable and list act on the same records as the API", async () => {
   h = makeHarness();
