@@ -96,6 +96,36 @@ interface Row {
 
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
+/** The same completion as an OpenAI SSE stream: a role chunk, three text chunks, a usage chunk, [DONE]. */
+const STREAM_REPLY = [
+  { choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] },
+  ...["Benchmarks ", "measure ", "things."].map((t) => ({ choices: [{ index: 0, delta: { content: t }, finish_reason: null }] })),
+  { choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 14, completion_tokens: 4, total_tokens: 18 } },
+]
+  .map((c) => `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1_763_751_600, model: "stub-model", ...c })}\n\n`)
+  .join("")
+  .concat("data: [DONE]\n\n");
+const STREAM_BODY = JSON.stringify({ ...JSON.parse(BODY), stream: true, stream_options: { include_usage: true } });
+const STREAM_SAMPLES = 400;
+
+/** Time to the first byte of a streamed completion, sequential requests (concurrency 1): p50 and p99 in ms. */
+async function streamTtfb(url: string, headers: Record<string, string>): Promise<{ p50: number; p99: number }> {
+  const samples: number[] = [];
+  for (let i = 0; i < STREAM_SAMPLES + 50; i++) {
+    const t0 = performance.now();
+    const res = await fetch(url, { method: "POST", headers, body: STREAM_BODY });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const first = performance.now() - t0;
+    while (!(await reader.read()).done) {
+      // the rest of the stream (the gateway settles at its end)
+    }
+    if (i >= 50) samples.push(first); // the first 50 warm up
+  }
+  samples.sort((a, b) => a - b);
+  return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+}
+
 async function main(): Promise<number> {
   const opts = parseOptions();
   const wrkPath = Bun.which("wrk");
@@ -107,7 +137,11 @@ async function main(): Promise<number> {
   await ensureBinary();
   const machine = machineInfo(await svcVersion());
 
-  const stub = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(REPLY, { headers: { "content-type": "application/json" } }) });
+  const stub = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) => ((await req.text()).includes('"stream":true') ? new Response(STREAM_REPLY, { headers: { "content-type": "text/event-stream" } }) : new Response(REPLY, { headers: { "content-type": "application/json" } })),
+  });
   const stubUrl = `http://127.0.0.1:${stub.port}`;
   const server = new SvcServer("svc-bench-inference-", STOP_TIMEOUT_MS);
   let key = "";
@@ -143,6 +177,10 @@ async function main(): Promise<number> {
         rows.push({ target, concurrency, requests: r.requests, requests_per_sec: Math.round(r.rps), p50_ms: round3(r.p50), p99_ms: round3(r.p99), errors: r.non2xx + r.socketErrors });
       }
     }
+    log(`streaming time to first byte: ${STREAM_SAMPLES} sequential requests each, direct then gateway`);
+    const ttfbDirect = await streamTtfb(directUrl, directHeaders);
+    const ttfbGateway = await streamTtfb(gatewayUrl, gatewayHeaders);
+    const ttfb = { direct_p50_ms: round3(ttfbDirect.p50), gateway_p50_ms: round3(ttfbGateway.p50), added_p50_ms: round3(ttfbGateway.p50 - ttfbDirect.p50), added_p99_ms: round3(ttfbGateway.p99 - ttfbDirect.p99) };
     // Every answered call must have been metered: one usage event and one signed receipt each,
     // and no hold left open once the calls wrk left in flight have finished (settled or released).
     const db = new Database(join(server.dataDir, "svc.db"), { readonly: true });
@@ -153,11 +191,11 @@ async function main(): Promise<number> {
     const receipts = count("SELECT count(*) AS n FROM receipts WHERE kind = 'inference'");
     const held = openHolds();
     db.close();
-    return { rows, metered, receipts, held };
+    return { rows, metered, receipts, held, ttfb };
   });
   stub.stop(true);
   if (!outcome.ok) return outcome.code;
-  const { rows, metered, receipts, held } = outcome.value;
+  const { rows, metered, receipts, held, ttfb } = outcome.value;
   const at = (target: string, c: number) => rows.find((r) => r.target === target && r.concurrency === c)!;
   const added = { p50_ms: round3(at("gateway", 1).p50_ms - at("direct", 1).p50_ms), p99_ms: round3(at("gateway", 1).p99_ms - at("direct", 1).p99_ms) };
   const saturation = at("gateway", opts.concurrency);
@@ -165,7 +203,7 @@ async function main(): Promise<number> {
   const sent = rows.filter((r) => r.target === "gateway").reduce((n, r) => n + r.requests, 0);
 
   if (opts.json) {
-    console.log(JSON.stringify({ machine, generator: generatorNote, duration_secs: opts.duration, rows, added_latency_c1: added, metered_rps: saturation.requests_per_sec, errors: saturation.errors, usage_events: metered, receipts, open_holds: held, gateway_requests_measured: sent }, null, 2));
+    console.log(JSON.stringify({ machine, generator: generatorNote, duration_secs: opts.duration, rows, added_latency_c1: added, streaming_ttfb: ttfb, metered_rps: saturation.requests_per_sec, errors: saturation.errors, usage_events: metered, receipts, open_holds: held, gateway_requests_measured: sent }, null, 2));
     return 0;
   }
   console.log(`svc inference bench: ${machine.svc_version}`);
@@ -178,6 +216,7 @@ async function main(): Promise<number> {
   console.log();
   console.log(`added latency at concurrency 1:   p50 ${added.p50_ms.toFixed(3)} ms, p99 ${added.p99_ms.toFixed(3)} ms`);
   console.log(`metered requests/s at ${opts.concurrency}:       ${saturation.requests_per_sec} (errors: ${saturation.errors})`);
+  console.log(`streaming time to first byte:     added p50 ${ttfb.added_p50_ms.toFixed(3)} ms, p99 ${ttfb.added_p99_ms.toFixed(3)} ms (direct p50 ${ttfb.direct_p50_ms.toFixed(3)} ms; ${STREAM_SAMPLES} sequential requests, fetch)`);
   console.log(`metered in the database:          ${metered} usage events, ${receipts} receipts (warm-ups included), ${held} holds left open`);
   return 0;
 }
