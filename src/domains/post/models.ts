@@ -47,6 +47,10 @@ export const PublicHandle = t.Object(
   {
     handle: t.String(),
     accepts: t.Boolean({ description: "false when the account takes no post (accept: nobody); an allow or block list may still refuse a given sender" }),
+    postage: t.Object(
+      { amount_micro_usd: Postage, currency: t.Literal("USD") },
+      { ...closed, description: "what a message to this handle costs the sender (spec §4.1 \"postage\"); the same amount as postage_micro_usd" },
+    ),
     postage_micro_usd: Postage,
   },
   closed,

@@ -12,7 +12,7 @@
  *   POST /v1/post/messages/:id/read        recipient only
  *   DELETE /v1/post/messages/:id           from the caller's own box only
  *   GET  /v1/post/threads/:thread_id       {messages, thread_id}, oldest first, at most 500
- *   GET  /v1/post/handles/:handle          public: {handle, accepts, postage_micro_usd}
+ *   GET  /v1/post/handles/:handle          public: {handle, accepts, postage {amount_micro_usd, currency}, postage_micro_usd}
  */
 import { Elysia } from "elysia";
 import { namedList, parseLimit } from "../../core/envelopes.ts";

@@ -77,5 +77,5 @@ export function updateSettings(ctx: Context, accountId: string, change: Settings
 export function publicHandle(ctx: Context, handle: string): Static<typeof PublicHandle> {
   const s = settingsByHandle(ctx, handle);
   if (!s) throw notFound("handle");
-  return { handle, accepts: s.accept !== "nobody", postage_micro_usd: s.postage };
+  return { handle, accepts: s.accept !== "nobody", postage: { amount_micro_usd: s.postage, currency: "USD" as const }, postage_micro_usd: s.postage };
 }

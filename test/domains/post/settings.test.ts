@@ -104,7 +104,7 @@ describe("the public handle page", () => {
     await party(h, "alice", 0, { postage_micro_usd: 42_000 });
     const r = await h.json("GET", "/v1/post/handles/alice");
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ handle: "alice", accepts: true, postage_micro_usd: 42_000 });
+    expect(r.body).toEqual({ handle: "alice", accepts: true, postage: { amount_micro_usd: 42_000, currency: "USD" }, postage_micro_usd: 42_000 });
     const unknown = await h.json("GET", "/v1/post/handles/nobody-here");
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.type).toBe("not_found");
