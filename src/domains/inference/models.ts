@@ -275,6 +275,21 @@ export const AssistantReply = t.Object(
 
 const PerMtok = Nullable(MicroUsd({ description: "integer micro-USD per million tokens; null: not priced (the model is refused)" }));
 
+/** A chat or embedding model's prices and limits, as GET /v1/models and the admin catalogue show them. */
+const MtokPricing = t.Object(
+  {
+    input_micro_usd_per_mtok: PerMtok,
+    output_micro_usd_per_mtok: PerMtok,
+    cached_input_micro_usd_per_mtok: Nullable(MicroUsd({ description: "cache reads; null: billed at the input price" })),
+  },
+  closed,
+);
+const ModelLimits = {
+  context_length: Nullable(Int({ minimum: 1 })),
+  max_output: Nullable(Int({ minimum: 1 })),
+  modalities: t.Array(t.Union([t.Literal("text"), t.Literal("image")])),
+};
+
 export const ModelView = t.Object(
   {
     id: t.String(),
@@ -283,17 +298,8 @@ export const ModelView = t.Object(
     owned_by: t.Literal("svc"),
     provider: t.String({ description: "the provider that serves it first (its own, else the first available fallback)" }),
     type: t.Union([t.Literal("chat"), t.Literal("embedding")]),
-    pricing: t.Object(
-      {
-        input_micro_usd_per_mtok: PerMtok,
-        output_micro_usd_per_mtok: PerMtok,
-        cached_input_micro_usd_per_mtok: Nullable(MicroUsd({ description: "cache reads; null: billed at the input price" })),
-      },
-      closed,
-    ),
-    context_length: Nullable(Int({ minimum: 1 })),
-    max_output: Nullable(Int({ minimum: 1 })),
-    modalities: t.Array(t.Union([t.Literal("text"), t.Literal("image")])),
+    pricing: MtokPricing,
+    ...ModelLimits,
   },
   closed,
 );
@@ -330,17 +336,8 @@ const AdminModel = t.Object(
     fallback_providers: t.Array(t.String()),
     serving_provider: Nullable(t.String({ description: "the available provider that serves it first; null: none can" })),
     listed: t.Boolean({ description: "in GET /v1/models (an available provider serves it)" }),
-    pricing: t.Object(
-      {
-        input_micro_usd_per_mtok: PerMtok,
-        output_micro_usd_per_mtok: PerMtok,
-        cached_input_micro_usd_per_mtok: Nullable(MicroUsd({ description: "cache reads; null: billed at the input price" })),
-      },
-      closed,
-    ),
-    context_length: Nullable(Int({ minimum: 1 })),
-    max_output: Nullable(Int({ minimum: 1 })),
-    modalities: t.Array(t.Union([t.Literal("text"), t.Literal("image")])),
+    pricing: MtokPricing,
+    ...ModelLimits,
     price_micro_usd_per_image: Nullable(MicroUsd({ description: "image models" })),
     price_micro_usd_per_second: Nullable(MicroUsd({ description: "video models" })),
     created: Int({ minimum: 0, description: "Unix seconds" }),

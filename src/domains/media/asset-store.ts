@@ -7,10 +7,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Context } from "../../context.ts";
 import { newId } from "../../core/ids.ts";
-import { sha256Hex } from "./provenance/credentials.ts";
+import { sha256Hex } from "../../core/secrets.ts";
 
 export interface AssetRow {
   id: string;
@@ -27,7 +27,6 @@ export interface AssetRow {
 const COLUMNS = "id, account_id, mime, bytes, sha256, token_sha256, created_at, expires_at, destroyed_at";
 const aad = (id: string) => `media:asset:${id}`;
 const fileOf = (ctx: Context, id: string) => join(ctx.paths.media, `${id}.sealed`);
-const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export interface StoredAsset {
   row: AssetRow;
@@ -44,7 +43,7 @@ export function storeAsset(ctx: Context, input: { accountId: string; mime: strin
   writeFileSync(`${path}.tmp`, ctx.sealer.seal(input.bytes, aad(id)), { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
   const token = input.publicToken ? randomBytes(24).toString("base64url") : null;
-  const row: AssetRow = { id, account_id: input.accountId, mime: input.mime, bytes: input.bytes.byteLength, sha256: sha256Hex(input.bytes), token_sha256: token ? tokenHash(token) : null, created_at: now, expires_at: now + input.ttlMs, destroyed_at: null };
+  const row: AssetRow = { id, account_id: input.accountId, mime: input.mime, bytes: input.bytes.byteLength, sha256: sha256Hex(input.bytes), token_sha256: token ? sha256Hex(token) : null, created_at: now, expires_at: now + input.ttlMs, destroyed_at: null };
   ctx.db.query(`INSERT INTO media_assets (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(row.id, row.account_id, row.mime, row.bytes, row.sha256, row.token_sha256, row.created_at, row.expires_at, row.destroyed_at);
   return { row, token };
 }
@@ -66,7 +65,7 @@ export function readAsset(ctx: Context, row: AssetRow): Uint8Array | null {
 
 /** The live asset a public URL token names, or null (unknown, expired or destroyed: the same answer). */
 export function assetByToken(ctx: Context, token: string): AssetRow | null {
-  const row = ctx.db.query<AssetRow, [string]>(`SELECT ${COLUMNS} FROM media_assets WHERE token_sha256 = ?`).get(tokenHash(token));
+  const row = ctx.db.query<AssetRow, [string]>(`SELECT ${COLUMNS} FROM media_assets WHERE token_sha256 = ?`).get(sha256Hex(token));
   return assetAvailable(ctx, row) ? row : null;
 }
 

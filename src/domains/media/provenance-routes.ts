@@ -27,11 +27,11 @@ export function provenanceRoutes(ctx: Context) {
     "manifest_found, signature_valid and hash_matches are decided independently: a stripped asset has no manifest; an edited one keeps a valid signature whose hash no longer matches. With `manifest` (a svc receipt) and `signature`, the receipt is checked instead and the asset's sha256 must be one it binds. See docs/media.md.";
   return new Elysia()
     .use(guards.public(ctx))
-    .post("/v1/images/verify", ({ body, request, server }) => verifyProvenance(ctx, limiter, body, request, server), {
+    .post("/v1/images/verify", ({ body, principal }) => verifyProvenance(ctx, limiter, body, principal.client), {
       ...check,
       detail: { summary: "Check an asset's signed provenance: manifest_found, signature_valid, hash_matches", description, tags },
     })
-    .post("/v1/videos/verify", ({ body, request, server }) => verifyProvenance(ctx, limiter, body, request, server), {
+    .post("/v1/videos/verify", ({ body, principal }) => verifyProvenance(ctx, limiter, body, principal.client), {
       ...check,
       detail: { summary: "Check a video's signed provenance (alias of POST /v1/images/verify)", description, tags },
     })

@@ -10,7 +10,8 @@
 import type { Context } from "../../context.ts";
 import { newOrderedId } from "../../core/ids.ts";
 import { embedManifest } from "./provenance/c2pa.ts";
-import { ensureCredential, loadCredential, type ProvenanceCredential, sha256Hex } from "./provenance/credentials.ts";
+import { sha256Hex } from "../../core/secrets.ts";
+import { ensureCredential, loadCredential, type ProvenanceCredential } from "./provenance/credentials.ts";
 import type { AssetFormat } from "./provenance/formats.ts";
 import { generationManifest } from "./provenance/manifest.ts";
 

@@ -13,14 +13,12 @@
  * gateway's receipt signers, past or present), hash_matches (the asset's sha256 is one of the
  * receipt's attestations.provenance.asset_sha256). A receipt names fingerprints, never content.
  */
-import type { Server } from "bun";
 import type { Context } from "../../context.ts";
-import { invalidField } from "../../core/errors.ts";
-import { ApiError, rateLimited } from "../../core/errors.ts";
-import { clientAddress, RateLimiter } from "../../core/ratelimit.ts";
+import { ApiError, invalidField, rateLimited } from "../../core/errors.ts";
+import { RateLimiter } from "../../core/ratelimit.ts";
 import { checkReceipt } from "../receipts/index.ts";
 import { readManifest } from "./provenance/c2pa.ts";
-import { sha256Hex } from "./provenance/credentials.ts";
+import { sha256Hex } from "../../core/secrets.ts";
 import { sniffFormat } from "./provenance/formats.ts";
 import { checkManifest } from "./provenance/manifest.ts";
 import { provenanceCredential } from "./signing.ts";
@@ -58,8 +56,9 @@ const empty = (assetSha: string | null) => ({
   failures: [] as string[],
 });
 
-export async function verifyProvenance(ctx: Context, limiter: RateLimiter, input: VerifyInput, request: Request, server: Server<unknown> | null) {
-  const take = limiter.take(clientAddress(request, server?.requestIP(request)?.address, ctx.config.trust_proxy));
+/** `client`: the caller's address as the public guard resolved it (trust_proxy applied). */
+export async function verifyProvenance(ctx: Context, limiter: RateLimiter, input: VerifyInput, client: string) {
+  const take = limiter.take(client);
   if (!take.ok) throw rateLimited(take.retryAfterSecs, "too many provenance checks from this address; slow down");
   if (input.asset_b64 === undefined && input.manifest === undefined) throw invalidField("asset_b64", "give asset_b64 (the asset), or manifest and signature (a receipt), or both");
   if (input.manifest !== undefined && input.signature === undefined) throw invalidField("signature", "is required with manifest (the receipt's X-Svc-Receipt-Signature)");

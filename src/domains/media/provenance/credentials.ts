@@ -17,7 +17,7 @@
 // The polyfill first: the X.509 library's dependency injection needs it at import.
 import "reflect-metadata";
 import * as x509 from "@peculiar/x509";
-import { createHash, webcrypto } from "node:crypto";
+import { webcrypto } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sealer } from "../../../core/seal.ts";
@@ -165,6 +165,3 @@ export async function importCredential(dir: string, sealer: Sealer, input: { cha
   writeAtomic(files.chain, credential.chainPem, 0o644);
   return credential;
 }
-
-/** sha256 hex of bytes (asset fingerprints). */
-export const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
