@@ -1,14 +1,14 @@
 /**
- * Anchoring commits: a recurring pass gathers the commits made since the last one, records one
- * Merkle root over their receipts (in commit order) and anchors it, through the anchors area's
- * front door — the same roots and anchors as run proofs and receipt batches, shown at
- * GET /v1/anchors/:root. A leaf is the commit's receipt string, which states the commitment,
- * so an anchored root proves the commitment existed when the root was anchored.
+ * Anchoring commits through the anchors area's batch mechanism (anchors/batches.ts): a
+ * recurring pass puts the commits made since the last one under one Merkle root (in commit
+ * order) and anchors it — the same roots and anchors as run proofs and receipt batches, shown at
+ * GET /v1/anchors/:root. A leaf is the commit's receipt string, which states the commitment, so
+ * an anchored root proves the commitment existed when the root was anchored.
  */
 import type { Static } from "@sinclair/typebox";
-import { MERKLE_ALG, MerkleTree } from "../../core/merkle.ts";
+import { MERKLE_ALG } from "../../core/merkle.ts";
 import type { Context } from "../../context.ts";
-import { anchorBlock, anchorRoot, hex, isRootAnchored, recordRoot } from "../anchors/index.ts";
+import { anchorPending, batchState, leafInclusion, type LeafSource, scheduleBatchAnchoring } from "../anchors/index.ts";
 import { ANCHOR_BATCH_MAX } from "./limits.ts";
 // Types only: the shape served is declared once, in models.ts.
 import type { CallAnchor } from "./models.ts";
@@ -16,29 +16,18 @@ import { type CallRecord, leavesOf, setAnchor, unanchored } from "./store.ts";
 
 export const ANCHOR_JOB = "calls.anchor";
 
-/** One root over the commits not yet anchored (at most ANCHOR_BATCH_MAX), or null when there are none. One transaction: a commit is never under two of these roots. */
-export function anchorPendingCommits(ctx: Context): { root: string; tree_size: number } | null {
-  return ctx.tx.run(() => {
-    const leaves = unanchored(ctx, ANCHOR_BATCH_MAX);
-    if (!leaves.length) return null;
-    const { root, tree } = recordRoot(ctx, leaves);
-    leaves.forEach((l, i) => setAnchor(ctx, l.id, root, i));
-    anchorRoot(ctx, root);
-    return { root, tree_size: tree.size };
-  });
-}
+const commits = (ctx: Context): LeafSource => ({
+  // merkle_leaves names each leaf by the commit's receipt id.
+  pending: (limit) => unanchored(ctx, limit).map((c) => ({ id: c.id, leaf: c.receipt, ref: c.receiptId })),
+  place: (id, root, index) => setAnchor(ctx, id, root, index),
+  leavesUnder: (root) => leavesOf(ctx, root),
+});
+
+/** One root over the commits not yet anchored (at most ANCHOR_BATCH_MAX), or null when there are none. */
+export const anchorPendingCommits = (ctx: Context): { root: string; tree_size: number } | null => anchorPending(ctx, commits(ctx), ANCHOR_BATCH_MAX);
 
 export function registerAnchorJob(ctx: Context): void {
-  const every = ctx.config.calls.anchor_interval_secs * 1000;
-  ctx.scheduler.every(
-    ANCHOR_JOB,
-    every,
-    () => {
-      let batch;
-      while ((batch = anchorPendingCommits(ctx))) ctx.log.info("sealed calls anchored", batch);
-    },
-    every,
-  );
+  scheduleBatchAnchoring(ctx, ANCHOR_JOB, ctx.config.calls.anchor_interval_secs * 1000, commits(ctx), ANCHOR_BATCH_MAX, "sealed calls");
 }
 
 const VERIFY =
@@ -47,26 +36,9 @@ const VERIFY =
 
 /** Where a call's commit stands: pending until the next pass, then its root, inclusion proof and the root's anchors. */
 export function callAnchor(ctx: Context, call: CallRecord): Static<typeof CallAnchor> {
-  const leafHash = hex(MerkleTree.of([call.receipt.receipt]).leafHashes[0]!);
-  if (call.anchorRoot === null || call.anchorIndex === null) {
-    return { state: "pending", root: null, leaf_index: null, tree_size: null, leaf_hash: leafHash, proof: [], merkle_alg: MERKLE_ALG, block: null, verify: VERIFY };
-  }
-  const tree = MerkleTree.of(leavesOf(ctx, call.anchorRoot));
-  return {
-    state: isRootAnchored(ctx, call.anchorRoot) ? "anchored" : "batched",
-    root: call.anchorRoot,
-    leaf_index: call.anchorIndex,
-    tree_size: tree.size,
-    leaf_hash: leafHash,
-    proof: tree.proof(call.anchorIndex).map(hex),
-    merkle_alg: MERKLE_ALG,
-    block: anchorBlock(ctx, call.anchorRoot),
-    verify: VERIFY,
-  };
+  const at = leafInclusion(ctx, commits(ctx), call.receipt.receipt, call.anchorRoot, call.anchorIndex);
+  return { state: at.state, root: at.root, leaf_index: at.leafIndex, tree_size: at.treeSize, leaf_hash: at.leafHash, proof: at.proof, merkle_alg: MERKLE_ALG, block: at.block, verify: VERIFY };
 }
 
-/** The owner list's short form: the state and the root only. */
-export function anchorState(ctx: Context, call: CallRecord): "pending" | "batched" | "anchored" {
-  if (call.anchorRoot === null) return "pending";
-  return isRootAnchored(ctx, call.anchorRoot) ? "anchored" : "batched";
-}
+/** The owner list's short form: the state only. */
+export const anchorState = (ctx: Context, call: CallRecord) => batchState(ctx, call.anchorRoot);
