@@ -43,6 +43,16 @@ import m0036 from "./0036_sources.sql" with { type: "text" };
 import m0037 from "./0037_replay.sql" with { type: "text" };
 import m0038 from "./0038_engine.sql" with { type: "text" };
 import m0039 from "./0039_arena.sql" with { type: "text" };
+import m0040 from "./0040_evidence.sql" with { type: "text" };
+import m0041 from "./0041_attestations.sql" with { type: "text" };
+import m0042 from "./0042_nav.sql" with { type: "text" };
+import m0043 from "./0043_benchmarks.sql" with { type: "text" };
+import m0044 from "./0044_pob.sql" with { type: "text" };
+import m0045 from "./0045_services.sql" with { type: "text" };
+import m0046 from "./0046_support.sql" with { type: "text" };
+import m0047 from "./0047_legacy.sql" with { type: "text" };
+import m0048 from "./0048_vault.sql" with { type: "text" };
+import m0049 from "./0049_launches.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -91,4 +101,14 @@ export const migrations: Migration[] = [
   { version: 37, name: "0037_replay", sql: m0037 },
   { version: 38, name: "0038_engine", sql: m0038 },
   { version: 39, name: "0039_arena", sql: m0039 },
+  { version: 40, name: "0040_evidence", sql: m0040 },
+  { version: 41, name: "0041_attestations", sql: m0041 },
+  { version: 42, name: "0042_nav", sql: m0042 },
+  { version: 43, name: "0043_benchmarks", sql: m0043 },
+  { version: 44, name: "0044_pob", sql: m0044 },
+  { version: 45, name: "0045_services", sql: m0045 },
+  { version: 46, name: "0046_support", sql: m0046 },
+  { version: 47, name: "0047_legacy", sql: m0047 },
+  { version: 48, name: "0048_vault", sql: m0048 },
+  { version: 49, name: "0049_launches", sql: m0049 },
 ];

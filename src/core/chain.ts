@@ -151,6 +151,11 @@ export class ChainClient {
     return quantity(await this.call("eth_getTransactionCount", [address, block]), "eth_getTransactionCount");
   }
 
+  /** eth_call at the head: a read of contract state (ERC-20 totalSupply, decimals, paused…). Returns the raw 0x-hex result. */
+  async ethCall(to: string, data: string): Promise<string> {
+    return hexData(await this.call("eth_call", [{ to, data }, "latest"]), "eth_call");
+  }
+
   async balance(address: string): Promise<bigint> {
     return quantity(await this.call("eth_getBalance", [address, "latest"]), "eth_getBalance");
   }

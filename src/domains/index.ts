@@ -31,6 +31,17 @@ import { mandatesModule } from "./mandates/module.ts";
 import { mcpModule } from "./mcp/module.ts";
 import { mediaModule } from "./media/module.ts";
 import { arenaModule } from "./arena/module.ts";
+import { evidenceModule } from "./evidence/module.ts";
+import { attestationsModule } from "./attestations/module.ts";
+import { navModule } from "./nav/module.ts";
+import { benchmarksModule } from "./benchmarks/module.ts";
+import { pobModule } from "./pob/module.ts";
+import { confidentialModule } from "./confidential/module.ts";
+import { servicesModule } from "./services/module.ts";
+import { supportModule } from "./support/module.ts";
+import { legacyModule } from "./legacy/module.ts";
+import { vaultModule } from "./vault/module.ts";
+import { launchesModule } from "./launches/module.ts";
 import { engineModule } from "./engine/module.ts";
 import { replayModule } from "./replay/module.ts";
 import { sourcesModule } from "./sources/module.ts";
@@ -92,6 +103,17 @@ export const modules: readonly AreaModule[] = [
   replayModule,
   engineModule,
   arenaModule,
+  evidenceModule,
+  attestationsModule,
+  navModule,
+  benchmarksModule,
+  pobModule,
+  confidentialModule,
+  servicesModule,
+  supportModule,
+  legacyModule,
+  vaultModule,
+  launchesModule,
   filesModule,
   batchesModule,
   sandboxesModule,

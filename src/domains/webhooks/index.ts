@@ -7,4 +7,4 @@
  * an MCP server of the gateway, an OAuth client's metadata document) passes it, under the one
  * operator switch webhooks.allow_private (SVC_ALLOW_PRIVATE_WEBHOOKS, --allow-private-webhooks).
  */
-export { type Lookup, MAX_URL_LENGTH, parseTargetUrl, resolveTarget, type Target, TargetRefused } from "./ssrf.ts";
+export { fetchPinned, type Lookup, MAX_URL_LENGTH, parseTargetUrl, resolveTarget, type Target, TargetRefused } from "./ssrf.ts";

@@ -191,13 +191,13 @@ export function blockedRange(address: string): string | null {
 }
 
 /**
- * POSTs to a checked target: to the address that was checked, with the URL's own name as the
- * Host header and as the TLS server name (SNI, and the name the certificate must carry), and
- * never following a redirect.
+ * Requests a checked target: the address that was checked, with the URL's own name as the Host
+ * header and as the TLS server name (SNI, and the name the certificate must carry), never
+ * following a redirect (a redirect could lead anywhere the check did not look).
  */
-export function postPinned(target: Target, init: { body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Response> {
+export function fetchPinned(target: Target, init: { method: "GET" | "POST"; body?: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Response> {
   return fetch(target.url, {
-    method: "POST",
+    method: init.method,
     body: init.body,
     headers: target.host ? { ...init.headers, host: target.host } : init.headers,
     redirect: "manual",
@@ -205,3 +205,6 @@ export function postPinned(target: Target, init: { body: string; headers: Record
     ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
   });
 }
+
+export const postPinned = (target: Target, init: { body: string; headers: Record<string, string>; signal: AbortSignal }): Promise<Response> =>
+  fetchPinned(target, { method: "POST", ...init });

@@ -1,0 +1,2 @@
+-- attestations: placeholder until the area lands.
+SELECT 1;

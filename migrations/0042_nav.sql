@@ -1,0 +1,2 @@
+-- nav: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- benchmarks: placeholder until the area lands.
+SELECT 1;

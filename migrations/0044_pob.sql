@@ -1,0 +1,2 @@
+-- pob: placeholder until the area lands.
+SELECT 1;

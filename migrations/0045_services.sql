@@ -1,0 +1,2 @@
+-- services: placeholder until the area lands.
+SELECT 1;

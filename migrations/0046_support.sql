@@ -1,0 +1,2 @@
+-- support: placeholder until the area lands.
+SELECT 1;

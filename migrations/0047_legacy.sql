@@ -1,0 +1,2 @@
+-- legacy: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,2 @@
+-- vault: placeholder until the area lands.
+SELECT 1;

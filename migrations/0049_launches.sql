@@ -1,0 +1,2 @@
+-- launches: placeholder until the area lands.
+SELECT 1;

@@ -1,0 +1,6 @@
+/**
+ * Asset attestations: metered checks of an asset against its evidence, versioned records, refresh, public verification view (/v1/attestations/*, /v1/assets/:asset_id/verification; docs/attestations.md).
+ *
+ * The area's front door: what other areas may use. Its module is in module.ts.
+ */
+export {};

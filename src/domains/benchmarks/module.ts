@@ -1,0 +1,9 @@
+/**
+ * Portfolio benchmarks: sealed holdings compared against banded peer cohorts, released only above a minimum cohort size (/v1/benchmarks/*; docs/benchmarks.md).
+ *
+ * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
+ * use index.ts, never this file.
+ */
+import { defineModule } from "../../module.ts";
+
+export const benchmarksModule = defineModule({ name: "benchmarks" });

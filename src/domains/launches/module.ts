@@ -1,0 +1,9 @@
+/**
+ * Launches: backed tokens watched against their custodian, with mint authorizations, redemptions and a public record (/v1/launches/*; docs/launches.md).
+ *
+ * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
+ * use index.ts, never this file.
+ */
+import { defineModule } from "../../module.ts";
+
+export const launchesModule = defineModule({ name: "launches" });

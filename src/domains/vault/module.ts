@@ -1,0 +1,9 @@
+/**
+ * The vault registry: off-chain assets, holders' positions, attesters, sealed documents, transfers, distributions, view grants and wallet claims, with a hash-chained event log per asset (/v1/vault/*; docs/vault.md).
+ *
+ * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
+ * use index.ts, never this file.
+ */
+import { defineModule } from "../../module.ts";
+
+export const vaultModule = defineModule({ name: "vault" });
