@@ -149,7 +149,20 @@ main() {
   SVC_OPENAPI_COVERAGE="$(mktemp)"
   export SVC_OPENAPI_COVERAGE
   # Bun ignores a timeout in bunfig.toml; this is where the per-test limit is set.
-  bun test --timeout 30000 "$@"
+  # The failures are repeated at the very end, so the last lines of a long log name them.
+  local log status
+  log="$(mktemp)"
+  set +e
+  bun test --timeout 30000 "$@" 2>&1 | tee "$log"
+  status=${PIPESTATUS[0]}
+  set -e
+  if [ "$status" -ne 0 ]; then
+    say "bun test failed (exit $status); the failing tests:"
+    grep -E '^\(fail\)' "$log" | head -n 50 >&2 || true
+    rm -f "$log" "$SVC_OPENAPI_COVERAGE"
+    exit "$status"
+  fi
+  rm -f "$log"
   if [ "$#" -eq 0 ]; then
     bun scripts/openapi-coverage.ts "$SVC_OPENAPI_COVERAGE"
   fi

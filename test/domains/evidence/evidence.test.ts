@@ -40,7 +40,7 @@ beforeAll(async () => {
     config: (c) => {
       devnetChain(chain, token)(c);
       c.webhooks.allow_private = true;
-      c.evidence.timeout_ms = 300;
+      c.evidence.timeout_ms = 1500;
       c.evidence.max_body_bytes = 4096;
     },
   });
@@ -83,7 +83,7 @@ describe("HTTP sources", () => {
     ["an exponent smuggled in", { status: 200, body: '{"reserves":{"usd":"1e30"}}' }, "not a non-negative decimal"],
     ["a negative figure", { status: 200, body: '{"reserves":{"usd":-5}}' }, "not a non-negative decimal"],
     ["too large", { status: 200, body: `{"reserves":{"usd":1},"pad":"${"x".repeat(5000)}"}` }, "larger than 4096 bytes"],
-    ["too slow", { status: 200, body: '{"reserves":{"usd":1}}', delayMs: 1500 }, "no answer within 300 ms"],
+    ["too slow", { status: 200, body: '{"reserves":{"usd":1}}', delayMs: 4000 }, "no answer within 1500 ms"],
   ])("%s → UNAVAILABLE, with a reason that names neither the credential nor the query", async (_name, a, reason) => {
     answer = a;
     const got = await retrieve(h.ctx, accountId, custodianSource());

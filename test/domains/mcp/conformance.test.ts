@@ -84,9 +84,11 @@ test(
       const f = checks.filter((c) => c.status === "FAILURE");
       passed += s;
       failed += f.length;
-      lines.push(`${f.length ? "FAIL" : "pass"}  ${scenario}: ${s} passed, ${f.length} failed${f.length ? ` (${f.map((c) => c.id).join(", ")})` : ""}`);
+      // Scenarios svc does not serve are marked as such, not "FAIL": a CI log searched for failures must land on real ones.
+      const mark = MUST_PASS.includes(scenario) ? (f.length ? "FAIL" : "pass") : "n/a ";
+      lines.push(`${mark}  ${scenario}: ${s} of ${s + f.length} checks met${f.length ? ` (unmet: ${f.map((c) => c.id).join(", ")})` : ""}`);
     }
-    console.log(`MCP conformance (server, active suite) against /v1/mcp:\n${lines.join("\n")}\n${passed} passed, ${failed} failed checks over ${byScenario.size} scenarios`);
+    console.log(`MCP conformance (server, active suite) against /v1/mcp; n/a = needs the reference server's fixtures:\n${lines.join("\n")}\n${passed} of ${passed + failed} checks met over ${byScenario.size} scenarios`);
 
     expect(byScenario.size).toBeGreaterThan(10);
     for (const scenario of MUST_PASS) {
