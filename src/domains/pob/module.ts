@@ -5,5 +5,8 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { pobConfig } from "./config.ts";
+import { pobRoutes } from "./routes.ts";
+import { registerPobJobs } from "./schedule.ts";
 
-export const pobModule = defineModule({ name: "pob" });
+export const pobModule = defineModule({ name: "pob", config: pobConfig, routes: (ctx) => pobRoutes(ctx), jobs: registerPobJobs });

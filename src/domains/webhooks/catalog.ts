@@ -29,6 +29,12 @@ export const EVENT_TYPES = [
   "eval_drift_detected",
 ] as const;
 
+/**
+ * Events svc emits beyond §6's list, for features whose spec names no event (docs/webhooks.md
+ * "svc's own events"): subscribable by name like §6's, never instead of one.
+ */
+export const SVC_EVENT_TYPES = ["legacy_plan_warning", "legacy_plan_released", "legacy_plan_claimed"] as const;
+
 /** §6 names the attestation.* family without its members: a subscription takes the whole family. */
 export const EVENT_FAMILIES = ["attestation.*"] as const;
 
@@ -37,7 +43,7 @@ export const ALL_EVENTS = "*";
 /** The synthetic event of POST /v1/webhooks/:id/test: it goes to that one webhook, whatever its filter. */
 export const WEBHOOK_TEST = "webhook_test";
 
-const known = new Set<string>([...EVENT_TYPES, ...EVENT_FAMILIES]);
+const known = new Set<string>([...EVENT_TYPES, ...SVC_EVENT_TYPES, ...EVENT_FAMILIES]);
 
 /**
  * A subscription's event list, checked against the catalogue: ["*"] alone, or known types
