@@ -3,4 +3,5 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export {};
+/** The attestation.* event names (for the webhook catalogue) and the pass that sends attestation.stale. */
+export { ATTESTATION_EVENTS, sendStaleNotices } from "./events.ts";

@@ -5,5 +5,16 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { attestationsConfig } from "./config.ts";
+import { sendStaleNotices, STALE_JOB } from "./events.ts";
+import { STALE_SCAN_EVERY_MS } from "./limits.ts";
+import { attestationsRoutes } from "./routes.ts";
 
-export const attestationsModule = defineModule({ name: "attestations" });
+export const attestationsModule = defineModule({
+  name: "attestations",
+  config: attestationsConfig,
+  routes: (ctx) => attestationsRoutes(ctx),
+  jobs(ctx) {
+    ctx.scheduler.every(STALE_JOB, STALE_SCAN_EVERY_MS, () => void sendStaleNotices(ctx));
+  },
+});

@@ -5,5 +5,8 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { benchmarksConfig } from "./config.ts";
+import { registerBenchmarkJobs } from "./retention.ts";
+import { benchmarkRoutes } from "./routes.ts";
 
-export const benchmarksModule = defineModule({ name: "benchmarks" });
+export const benchmarksModule = defineModule({ name: "benchmarks", config: benchmarksConfig, routes: (ctx) => [benchmarkRoutes(ctx)], jobs: registerBenchmarkJobs });

@@ -7,7 +7,7 @@
 export { assertApiKeyAllowed, assertWithinPlanLimit, planLimit } from "./limits.ts";
 export { type ChainConfig, parseEvmAddress } from "./transfer-check.ts";
 export { chainNamed, clientFor, inspectTransaction, type Inspection, normalizeTxHash } from "./transfer-check.ts";
-export { acceptPayment, paymentHeader, paymentResponseHeaders, paymentTerms } from "./x402.ts";
+export { acceptPayment, parseProof, paymentHeader, paymentRejected, paymentResponseHeaders, paymentTerms, x402Terms } from "./x402.ts";
 export { type AdjustmentInput, adjustCredit } from "./adjustments.ts";
 export { entryView, type EntryView, recentEntries } from "./ledger.ts";
 /** The shapes of a balance and a ledger entry, for other areas' responses that include them (admin). */

@@ -65,10 +65,61 @@ export function chainForNetwork(config: Config, network: string): ChainConfig | 
 const description = (chain: ChainConfig) =>
   `Top up svc credit: transfer at least this much USDT on ${chain.name} to payTo from a wallet linked to your account, then retry with X-PAYMENT (docs/payments.md)`;
 
+export interface TermsFor {
+  amountMicroUsd: number;
+  /** Who the buyer pays: the treasury for a top-up, a seller's wallet for a service. */
+  payTo: string;
+  /** Path of the resource the payment unlocks. */
+  path: string;
+  /** What v2 calls the resource, and each v1 option's description on `chain`. */
+  resourceDescription: string;
+  optionDescription: (chain: ChainConfig) => string;
+  error: string;
+}
+
+/**
+ * x402 terms, both versions: the v1 `accepts` options (one per configured chain; the amount in
+ * each token's base units, rounded up so paying it always covers what is asked) and the v2
+ * PAYMENT-REQUIRED header (base64 JSON). Top-ups and the services marketplace both answer with these.
+ */
+export function x402Terms(config: Config, t: TermsFor) {
+  const payTo = toChecksumAddress(t.payTo);
+  const option = (c: ChainConfig) => ({
+    amount: microUsdToTokenUnits(t.amountMicroUsd, c.decimals).toString(),
+    asset: toChecksumAddress(c.usdt),
+    extra: { name: "USDT" as const, decimals: c.decimals, chain_id: c.chain_id },
+  });
+  const accepts = config.chains.map((c) => {
+    const o = option(c);
+    return {
+      scheme: "exact" as const,
+      network: c.name,
+      maxAmountRequired: o.amount,
+      resource: t.path,
+      description: t.optionDescription(c),
+      mimeType: "application/json",
+      payTo,
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      asset: o.asset,
+      // v1 options also say how many confirmations the transfer needs before a proof is accepted.
+      extra: { ...o.extra, confirmations: c.confirmations },
+    };
+  });
+  const v2 = {
+    x402Version: 2,
+    error: t.error,
+    resource: { url: `${config.public_url}${t.path}`, description: t.resourceDescription, mimeType: "application/json" },
+    accepts: config.chains.map((c) => {
+      const o = option(c);
+      return { scheme: "exact", network: caip2(c), amount: o.amount, asset: o.asset, payTo, maxTimeoutSeconds: MAX_TIMEOUT_SECONDS, extra: o.extra };
+    }),
+  };
+  return { accepts, header: b64json(v2) };
+}
+
 /**
  * The error handler's decorator: x402 terms for a 402 insufficient_credit, nothing for any
- * other error (nor when the deployment takes no deposits). The amount is what the request is
- * short, in each token's base units, rounded up so paying it always covers the shortfall.
+ * other error (nor when the deployment takes no deposits). The amount is what the request is short.
  */
 export function paymentTerms(ctx: Context): ErrorDecorator {
   return (err, request) => {
@@ -76,40 +127,15 @@ export function paymentTerms(ctx: Context): ErrorDecorator {
     const required = err.extra.required_micro_usd;
     const spendable = err.extra.spendable_micro_usd;
     if (!isMicroUsd(required) || !isMicroUsd(spendable)) return null;
-    const short = Math.max(required - Math.max(spendable, 0), 1);
-    const path = new URL(request.url).pathname;
-    const payTo = toChecksumAddress(ctx.config.billing.treasury);
-    const chains = ctx.config.chains;
-    const option = (c: ChainConfig) => ({
-      amount: microUsdToTokenUnits(short, c.decimals).toString(),
-      asset: toChecksumAddress(c.usdt),
-      extra: { name: "USDT", decimals: c.decimals, chain_id: c.chain_id },
-    });
-    const accepts = chains.map((c) => {
-      const o = option(c);
-      return {
-        scheme: "exact",
-        network: c.name,
-        maxAmountRequired: o.amount,
-        resource: path,
-        description: description(c),
-        mimeType: "application/json",
-        payTo,
-        maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-        asset: o.asset,
-        extra: o.extra,
-      };
-    });
-    const v2 = {
-      x402Version: 2,
+    const terms = x402Terms(ctx.config, {
+      amountMicroUsd: Math.max(required - Math.max(spendable, 0), 1),
+      payTo: ctx.config.billing.treasury,
+      path: new URL(request.url).pathname,
+      resourceDescription: "svc credit top-up (docs/payments.md)",
+      optionDescription: description,
       error: err.message,
-      resource: { url: `${ctx.config.public_url}${path}`, description: "svc credit top-up (docs/payments.md)", mimeType: "application/json" },
-      accepts: chains.map((c) => {
-        const o = option(c);
-        return { scheme: "exact", network: caip2(c), amount: o.amount, asset: o.asset, payTo, maxTimeoutSeconds: MAX_TIMEOUT_SECONDS, extra: o.extra };
-      }),
-    };
-    return { body: { x402Version: 1, accepts }, headers: { "payment-required": b64json(v2) } };
+    });
+    return { body: { x402Version: 1, accepts: terms.accepts }, headers: { "payment-required": terms.header } };
   };
 }
 

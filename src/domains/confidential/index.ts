@@ -3,4 +3,5 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export {};
+export { type ConfidentialPosture, confidentialPosture, providerAttested } from "./posture.ts";
+export { ConfidentialPostureSchema } from "./models.ts";

@@ -5,5 +5,16 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { newConfidentialState, registerConfidentialJobs } from "./attest.ts";
+import { confidentialConfig } from "./config.ts";
+import { attestationRoutes } from "./routes.ts";
 
-export const confidentialModule = defineModule({ name: "confidential" });
+export const confidentialModule = defineModule({
+  name: "confidential",
+  config: confidentialConfig,
+  wire(ctx) {
+    ctx.confidential = newConfidentialState();
+  },
+  routes: (ctx) => [attestationRoutes(ctx)],
+  jobs: registerConfidentialJobs,
+});

@@ -13,6 +13,7 @@
  * A provider satisfies a tier when its svc.toml entry lists it (privacy_tiers): the operator's
  * declaration, which for "confidential" should mean an attested (TEE) backend.
  */
+import { providerAttested } from "../confidential/index.ts";
 import type { PrivacyTier } from "./config.ts";
 import { ApiError, forbidden } from "../../core/errors.ts";
 import type { Context } from "../../context.ts";
@@ -32,7 +33,10 @@ export function eligibleProviders(ctx: Context, snapshot: CatalogSnapshot, model
   if (serving.length === 0) {
     throw new ApiError(503, "model_unavailable", `no provider that serves model ${model.id} can be called on this deployment right now`, { model: model.id });
   }
-  const tiered = serving.filter((p) => p.privacyTiers.includes(route.tier));
+  // With confidential backends configured, declaring the tier is not enough: the provider's TEE
+  // must have passed its last live attestation (fail closed until the first one has).
+  const attested = (p: CatalogProvider) => route.tier !== "confidential" || ctx.config.confidential.backends.length === 0 || providerAttested(ctx, p.name);
+  const tiered = serving.filter((p) => p.privacyTiers.includes(route.tier) && attested(p));
   if (tiered.length === 0) {
     const offered = distinct(serving.flatMap((p) => p.privacyTiers));
     if (route.tier === "confidential") {
@@ -41,7 +45,7 @@ export function eligibleProviders(ctx: Context, snapshot: CatalogSnapshot, model
           model: model.id,
           privacy_tier: route.tier,
           key_id: who.keyId,
-          reason: "no provider serving the model is attestable for the confidential tier",
+          reason: "no provider serving the model is attestable for the confidential tier (none declares it, or its backend has not passed a live attestation)",
         }),
       );
     }

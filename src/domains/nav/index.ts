@@ -3,4 +3,4 @@
  *
  * The area's front door: what other areas may use. Its module is in module.ts.
  */
-export {};
+export { METHODOLOGY_VERSION, type NavRecordView } from "./service.ts";

@@ -5,5 +5,7 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { navConfig } from "./config.ts";
+import { navRoutes } from "./routes.ts";
 
-export const navModule = defineModule({ name: "nav" });
+export const navModule = defineModule({ name: "nav", config: navConfig, routes: (ctx) => navRoutes(ctx) });

@@ -5,5 +5,7 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { servicesConfig } from "./config.ts";
+import { servicesRoutes } from "./routes.ts";
 
-export const servicesModule = defineModule({ name: "services" });
+export const servicesModule = defineModule({ name: "services", config: servicesConfig, routes: (ctx) => servicesRoutes(ctx) });

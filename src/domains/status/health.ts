@@ -7,6 +7,7 @@
 import { statfsSync } from "node:fs";
 import { isoTime } from "../../core/clock.ts";
 import type { Context } from "../../context.ts";
+import { type ConfidentialPosture, confidentialPosture } from "../confidential/index.ts";
 import { type SandboxPosture, sandboxPosture } from "../sandboxes/index.ts";
 import type { ReplicationState } from "../backup/index.ts";
 
@@ -127,6 +128,8 @@ export interface StatusReport {
   replication: ReplicationView;
   /** Where sandboxes run and what the gateway's runner can do (languages, limits, isolation). */
   sandboxes: SandboxPosture;
+  /** The confidential tier's last attestation; only when confidential backends are configured. */
+  confidential?: ConfidentialPosture;
 }
 
 export function statusReport(ctx: Context): StatusReport {
@@ -151,7 +154,13 @@ export function statusReport(ctx: Context): StatusReport {
     },
     replication: replicationView(ctx),
     sandboxes: sandboxPosture(ctx),
+    ...withConfidential(ctx),
   };
+}
+
+function withConfidential(ctx: Context): { confidential?: ConfidentialPosture } {
+  const posture = confidentialPosture(ctx);
+  return posture ? { confidential: posture } : {};
 }
 
 export function replicationView(ctx: Context): ReplicationView {

@@ -1,5 +1,6 @@
 /** TypeBox model of GET /v1/status: recorded health, uptime per window and the replication posture (closed objects). */
 import { t } from "elysia";
+import { ConfidentialPostureSchema } from "../confidential/index.ts";
 import { SandboxPostureSchema } from "../sandboxes/index.ts";
 import { Int, Nullable } from "../../core/schemas.ts";
 
@@ -48,6 +49,7 @@ export const Status = t.Object(
       closed,
     ),
     sandboxes: SandboxPostureSchema,
+    confidential: t.Optional(ConfidentialPostureSchema),
   },
   closed,
 );

@@ -5,5 +5,7 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { supportConfig } from "./config.ts";
+import { supportRoutes } from "./routes.ts";
 
-export const supportModule = defineModule({ name: "support" });
+export const supportModule = defineModule({ name: "support", config: supportConfig, routes: (ctx) => [supportRoutes(ctx)] });

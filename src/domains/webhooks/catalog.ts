@@ -38,12 +38,15 @@ export const SVC_EVENT_TYPES = ["legacy_plan_warning", "legacy_plan_released", "
 /** §6 names the attestation.* family without its members: a subscription takes the whole family. */
 export const EVENT_FAMILIES = ["attestation.*"] as const;
 
+/** The family's members svc emits (docs/attestations.md "Events"): subscribable one by one too. */
+export const FAMILY_MEMBERS = ["attestation.verified", "attestation.discrepancy", "attestation.unavailable", "attestation.stale"] as const;
+
 export const ALL_EVENTS = "*";
 
 /** The synthetic event of POST /v1/webhooks/:id/test: it goes to that one webhook, whatever its filter. */
 export const WEBHOOK_TEST = "webhook_test";
 
-const known = new Set<string>([...EVENT_TYPES, ...SVC_EVENT_TYPES, ...EVENT_FAMILIES]);
+const known = new Set<string>([...EVENT_TYPES, ...SVC_EVENT_TYPES, ...EVENT_FAMILIES, ...FAMILY_MEMBERS]);
 
 /**
  * A subscription's event list, checked against the catalogue: ["*"] alone, or known types

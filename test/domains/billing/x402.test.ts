@@ -117,9 +117,9 @@ describe("402 insufficient_credit carries x402 terms", () => {
         payTo: toChecksumAddress(TREASURY),
         maxTimeoutSeconds: 600,
         asset: toChecksumAddress(token),
-        extra: { name: "USDT", decimals: 6, chain_id: DEVNET_CHAIN_ID },
+        extra: { name: "USDT", decimals: 6, chain_id: DEVNET_CHAIN_ID, confirmations: 1 },
       },
-      expect.objectContaining({ network: "wide", maxAmountRequired: "1500000000000000000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", extra: { name: "USDT", decimals: 18, chain_id: 8453 } }),
+      expect.objectContaining({ network: "wide", maxAmountRequired: "1500000000000000000", asset: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", extra: { name: "USDT", decimals: 18, chain_id: 8453, confirmations: 10 } }),
     ]);
     expect(JSON.stringify(r.body)).not.toContain("rpc.example");
     const v2 = unb64(r.headers.get("payment-required"));
