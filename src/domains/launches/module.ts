@@ -5,5 +5,14 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { launchesConfig } from "./config.ts";
+import { registerLaunchJobs } from "./jobs.ts";
+import { publicLaunchRoutes } from "./public-routes.ts";
+import { launchRoutes } from "./routes.ts";
 
-export const launchesModule = defineModule({ name: "launches" });
+export const launchesModule = defineModule({
+  name: "launches",
+  config: launchesConfig,
+  routes: (ctx) => [publicLaunchRoutes(ctx), launchRoutes(ctx)],
+  jobs: registerLaunchJobs,
+});

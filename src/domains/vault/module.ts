@@ -5,5 +5,9 @@
  * use index.ts, never this file.
  */
 import { defineModule } from "../../module.ts";
+import { registerVaultJobs } from "./anchoring.ts";
+import { vaultConfig } from "./config.ts";
+import { vaultPublicRoutes } from "./public-routes.ts";
+import { vaultRoutes } from "./routes.ts";
 
-export const vaultModule = defineModule({ name: "vault" });
+export const vaultModule = defineModule({ name: "vault", config: vaultConfig, routes: (ctx) => [vaultRoutes(ctx), vaultPublicRoutes(ctx)], jobs: registerVaultJobs });

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Address } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseInferenceSection } from "../../../src/domains/inference/config.ts";
 import { registerJobs } from "../../../src/jobs.ts";
 import { addWallet } from "../../../src/domains/auth/wallets.ts";
@@ -87,6 +88,26 @@ async function evalDrift(t: Tenant): Promise<void> {
 }
 
 /** Spec §6, row by row. */
+/** A vault asset with two holders, then one move of the kind asked: a transfer, a distribution, or an attester's signed statement. */
+async function vaultMove(t: Tenant, kind: "transfer" | "distribution" | "attestation"): Promise<void> {
+  const made = async (path: string, body: unknown) => {
+    const r = await post(t, path, body);
+    expect({ path, status: r.status }).toEqual({ path, status: 201 });
+    return r.body;
+  };
+  const asset = await made("/v1/vault/assets", { name: "Catalogue Fund", total_micro_usd: 100 * USD });
+  const ada = await made(`/v1/vault/assets/${asset.id}/holders`, { name: "Ada", amount_micro_usd: 10 * USD });
+  const bob = await made(`/v1/vault/assets/${asset.id}/holders`, { name: "Bob" });
+  if (kind === "transfer") await made("/v1/vault/transfers", { asset_id: asset.id, from_holder_id: ada.id, to_holder_id: bob.id, amount_micro_usd: USD });
+  if (kind === "distribution") await made("/v1/vault/distributions", { asset_id: asset.id, amount_micro_usd: 5 * USD });
+  if (kind === "attestation") {
+    const auditor = privateKeyToAccount(generatePrivateKey());
+    const attester = await made(`/v1/vault/assets/${asset.id}/attesters`, { name: "Kline", roles: ["auditor"], wallet: auditor.address });
+    const signature = await auditor.signMessage({ message: `svc vault attestation\nasset: ${asset.id}\n\nok` });
+    await made(`/v1/vault/assets/${asset.id}/attestations`, { attester_id: attester.id, statement: "ok", signature });
+  }
+}
+
 /** A paid service call: the buyer pays the seller's wallet on the devnet, then invokes with the proof. */
 async function serviceCall(t: Tenant): Promise<void> {
   const payee = chain.accounts[4]!;
@@ -226,10 +247,10 @@ const SPEC_6: CatalogueRow[] = [
       t.h.ctx.meter.settle(t.h.ctx.meter.reserve({ accountId: t.accountId, keyId: key.id, amount: 1000, kind: "inference", resource: "m" }), 700);
     },
   },
-  { type: "vault_transfer_sent", feature: "vault", ships: false, route: "GET /v1/vault/transfers" },
-  { type: "vault_transfer_received", feature: "vault", ships: false, route: "GET /v1/vault/transfers" },
-  { type: "vault_distribution", feature: "vault", ships: false, route: "GET /v1/vault/distributions" },
-  { type: "vault_attestation", feature: "vault", ships: false, route: "GET /v1/vault/assets/{id}/attestations" },
+  { type: "vault_transfer_sent", feature: "vault", ships: true, trigger: (t) => vaultMove(t, "transfer") },
+  { type: "vault_transfer_received", feature: "vault", ships: true, trigger: (t) => vaultMove(t, "transfer") },
+  { type: "vault_distribution", feature: "vault", ships: true, trigger: (t) => vaultMove(t, "distribution") },
+  { type: "vault_attestation", feature: "vault", ships: true, trigger: (t) => vaultMove(t, "attestation") },
   { type: "service_called", feature: "services marketplace", ships: true, trigger: serviceCall },
   { type: "batch_completed", feature: "batches", ships: true, trigger: (t) => runBatch(t, "m-stub") },
   // Every line names a model the catalogue does not have: no line succeeds, the batch fails (error_class model_not_found).
