@@ -53,6 +53,7 @@ import m0046 from "./0046_support.sql" with { type: "text" };
 import m0047 from "./0047_legacy.sql" with { type: "text" };
 import m0048 from "./0048_vault.sql" with { type: "text" };
 import m0049 from "./0049_launches.sql" with { type: "text" };
+import m0050 from "./0050_treasury_spends.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -111,4 +112,5 @@ export const migrations: Migration[] = [
   { version: 47, name: "0047_legacy", sql: m0047 },
   { version: 48, name: "0048_vault", sql: m0048 },
   { version: 49, name: "0049_launches", sql: m0049 },
+  { version: 50, name: "0050_treasury_spends", sql: m0050 },
 ];

@@ -17,6 +17,7 @@
  * link the wallet (POST /v1/auth/wallets) and post again, or the operator credits it by hand
  * (`svc admin credit grant`).
  */
+import { treasurySpendOf } from "./treasury-spends.ts";
 import { isoTime } from "../../core/clock.ts";
 import type { Erc20Transfer } from "../../core/chain.ts";
 import { toChecksumAddress } from "../../core/eip191.ts";
@@ -161,6 +162,8 @@ export function recordTransfers(ctx: Context, accountId: string, inspection: Ins
   return ctx.tx.run(() => {
     let created = false;
     const rows = transfers.map((t) => {
+      const spent = treasurySpendOf(ctx, chain.chain_id, txHash, t.position);
+      if (spent) throw conflict("transfer_already_spent", `this transfer already paid for a ${spent.purpose.replace(/_/g, " ")} (${spent.ref}); it cannot also be credit`);
       let row = ctx.db
         .query<DepositRow, (string | number)[]>(
           `INSERT INTO deposits (id, account_id, chain, chain_id, tx_hash, log_index, tx_log_position, token, from_address, to_address, amount_units, decimals,

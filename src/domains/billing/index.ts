@@ -12,3 +12,4 @@ export { type AdjustmentInput, adjustCredit } from "./adjustments.ts";
 export { entryView, type EntryView, recentEntries } from "./ledger.ts";
 /** The shapes of a balance and a ledger entry, for other areas' responses that include them (admin). */
 export { Balance, LedgerEntry } from "./models.ts";
+export { spendTreasuryTransfer, type TreasurySpend } from "./treasury-spends.ts";

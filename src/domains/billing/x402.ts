@@ -43,6 +43,7 @@ const PROOF_REFUSALS = new Set([
   "amount_too_small",
   "amount_too_large",
   "deposit_already_claimed",
+  "transfer_already_spent",
 ]);
 
 export const paymentRejected = (reason: string, message: string, extra: Record<string, unknown> = {}): ApiError =>

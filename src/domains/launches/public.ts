@@ -2,6 +2,7 @@
  * The public side of a launch (spec §4.1): a demanded check (cooldown, optional x402 price),
  * the signed EIP-712 CheckAttestation of the latest check, and the actions log, paged.
  */
+import { spendTreasuryTransfer } from "../billing/index.ts";
 import { isoTime, unixSecs } from "../../core/clock.ts";
 import { toChecksumAddress } from "../../core/eip191.ts";
 import { ApiError, notFound, notImplemented } from "../../core/errors.ts";
@@ -30,8 +31,11 @@ export async function demandCheck(ctx: Context, slug: string, headers: Record<st
     if (ctx.config.billing.treasury === "" || !ctx.config.chains.length) throw notImplemented("paid launch checks (no treasury or chain configured)");
     payment = await verifyCheckPayment(ctx, headers);
     const p = payment;
-    const spent = ctx.tx.run(() =>
-      spendCheckPayment(ctx, { chain_id: p.chain.chain_id, tx_hash: p.txHash, log_position: p.position, launch_id: launch.id, payer: p.payer, amount_units: p.amountUnits.toString(), created_at: ctx.clock.now() }),
+    // Billing's record makes the transfer money once across svc (never also a deposit); the launch's own records which check it paid.
+    const spent = ctx.tx.run(
+      () =>
+        spendTreasuryTransfer(ctx, { chainId: p.chain.chain_id, txHash: p.txHash, position: p.position, purpose: "launch_check", ref: launch.id }) &&
+        spendCheckPayment(ctx, { chain_id: p.chain.chain_id, tx_hash: p.txHash, log_position: p.position, launch_id: launch.id, payer: p.payer, amount_units: p.amountUnits.toString(), created_at: ctx.clock.now() }),
     );
     if (!spent) throw rejected("payment_already_used", "this transfer has already paid for a check");
   }

@@ -19,6 +19,7 @@ import * as L from "./limits.ts";
 import * as S from "./store.ts";
 import type { CallRow, ServiceRow } from "./store.ts";
 import { acceptsOf, invokePath } from "./terms.ts";
+import { paymentFacts } from "./call-facts.ts";
 
 export interface ServiceInput {
   slug: string;
@@ -38,21 +39,26 @@ export interface ServicePatch {
   enabled?: boolean;
 }
 
+/** What seller and buyer both see of a service. */
+const basics = (row: ServiceRow) => ({
+  id: row.id,
+  slug: row.slug,
+  name: row.name,
+  description: row.description,
+  price_micro_usd: row.price_micro_usd,
+  payee: toChecksumAddress(row.payee),
+  invoke_path: invokePath(row.slug),
+});
+
 /** What the seller sees of one of its services. */
 export function serviceView(row: ServiceRow) {
   return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    price_micro_usd: row.price_micro_usd,
-    payee: toChecksumAddress(row.payee),
+    ...basics(row),
     kind: row.upstream_url !== null ? ("upstream" as const) : ("handler" as const),
     upstream_url: row.upstream_url,
     handler: row.handler_model,
     listed: row.listed === 1,
     enabled: row.enabled === 1,
-    invoke_path: invokePath(row.slug),
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
     deleted_at: row.deleted_at === null ? null : isoTime(row.deleted_at),
@@ -61,31 +67,14 @@ export function serviceView(row: ServiceRow) {
 
 /** What anyone sees: the price, who is paid, and the x402 terms; never where the service runs. */
 function publicView(ctx: Context, row: ServiceRow) {
-  return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    price_micro_usd: row.price_micro_usd,
-    payee: toChecksumAddress(row.payee),
-    invoke_path: invokePath(row.slug),
-    x402Version: 1 as const,
-    accepts: acceptsOf(ctx.config, row),
-  };
+  return { ...basics(row), x402Version: 1 as const, accepts: acceptsOf(ctx.config, row) };
 }
 
 function callView(row: CallRow) {
   return {
     id: row.id,
     status: row.status,
-    price_micro_usd: row.price_micro_usd,
-    amount_micro_usd: row.amount_micro_usd,
-    amount_units: row.amount_units,
-    chain: row.chain,
-    chain_id: row.chain_id,
-    tx_hash: row.tx_hash,
-    log_index: row.log_index,
-    payer: toChecksumAddress(row.payer),
+    ...paymentFacts(row),
     http_status: row.http_status,
     latency_ms: row.latency_ms,
     request_sha256: row.request_sha256,

@@ -32,6 +32,7 @@ import { MAX_INPUT_CHARS, PAYLOAD_VERSION } from "./limits.ts";
 import { type CallResult, runCall } from "./run.ts";
 import * as S from "./store.ts";
 import type { CallRow, ServiceRow } from "./store.ts";
+import { paymentFacts } from "./call-facts.ts";
 import { acceptsOf, paymentRejected, paymentRequiredHeader, type Proof, readProof } from "./terms.ts";
 
 /** Refusals of the chain reading that mean "this proof is no good" (others, like an unreachable node, keep their status). */
@@ -167,16 +168,9 @@ function receiptPayload(service: ServiceRow, row: CallRow, v: Verified, facts: {
     service_id: service.id,
     slug: service.slug,
     status: "completed",
-    price_micro_usd: row.price_micro_usd,
-    amount_micro_usd: row.amount_micro_usd,
-    amount_units: row.amount_units,
-    chain: row.chain,
-    chain_id: row.chain_id,
+    ...paymentFacts(row),
     token: toChecksumAddress(v.proof.chain.usdt),
     payee: toChecksumAddress(service.payee),
-    payer: toChecksumAddress(row.payer),
-    tx_hash: row.tx_hash,
-    log_index: row.log_index,
     block_number: v.inspection.blockNumber,
     http_status: facts.httpStatus,
     latency_ms: facts.latencyMs,
@@ -193,14 +187,7 @@ function eventPayload(service: ServiceRow, row: CallRow, facts: { httpStatus: nu
     slug: service.slug,
     call_id: row.id,
     status: "completed",
-    price_micro_usd: row.price_micro_usd,
-    amount_micro_usd: row.amount_micro_usd,
-    amount_units: row.amount_units,
-    chain: row.chain,
-    chain_id: row.chain_id,
-    tx_hash: row.tx_hash,
-    log_index: row.log_index,
-    payer: toChecksumAddress(row.payer),
+    ...paymentFacts(row),
     http_status: facts.httpStatus,
     latency_ms: facts.latencyMs,
   };

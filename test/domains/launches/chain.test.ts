@@ -210,6 +210,28 @@ describe("demanded checks", () => {
     h.clock.advance(300_000);
     const reused = await call(h, null, "POST", path, undefined, { "x-payment": proof });
     expect([reused.status, reused.body.error.type, reused.body.error.reason]).toEqual([402, "payment_rejected", "payment_already_used"]);
+
+    // The transfer was money once: the payer linking that wallet cannot also turn it into credit.
+    const depositor = tenant(h);
+    addWallet(h.ctx, depositor.accountId, payer);
+    const deposit = await call(h, depositor, "POST", "/v1/billing/deposits", { chain: "devnet", tx_hash: paid });
+    expect([deposit.status, deposit.body.error.type]).toEqual([409, "transfer_already_spent"]);
+    expect(h.ctx.ledger.balance(depositor.accountId).balance_micro_usd).toBe(0);
+  });
+
+  test("a treasury transfer already credited as a deposit cannot pay for a check", async () => {
+    h = world((c) => (c.launches.public_check_price_micro_usd = 20_000));
+    const me = tenant(h);
+    const launch = await createLaunch(h, me, custodian);
+    const payer = chain.accounts[7]!;
+    await chain.mint(usdt, payer, UNIT);
+    const paid = await chain.transfer(usdt, payer, TREASURY as Address, 20_000n);
+    await chain.mine(5);
+    addWallet(h.ctx, me.accountId, payer);
+    expect((await call(h, me, "POST", "/v1/billing/deposits", { chain: "devnet", tx_hash: paid })).status).toBeLessThan(300);
+    const proof = Buffer.from(JSON.stringify({ x402Version: 1, scheme: "exact", network: "devnet", payload: { tx_hash: paid } })).toString("base64");
+    const refused = await call(h, null, "POST", `/v1/launches/public/${launch.slug}/check`, undefined, { "x-payment": proof });
+    expect([refused.status, refused.body.error.reason]).toEqual([402, "payment_already_used"]);
   });
 });
 

@@ -6,20 +6,17 @@
  * EIP-191 signature of the claim's message it is given, once.
  */
 import { createHash } from "node:crypto";
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Harness } from "../../support/harness.ts";
-import { call, keysOf, made, newAsset, newHolder, tenant, type Tenant, USD, vaultHarness, wallet } from "./vault-support.ts";
+import { call, keysOf, made, newAsset, newHolder, tenant, type Tenant, USD, vaultHarness, wallet, vaultPerTest } from "./vault-support.ts";
 
+const fresh = vaultPerTest();
 let h: Harness | undefined;
-afterEach(() => {
-  h?.close();
-  h = undefined;
-});
-
-function setUp() {
-  h = vaultHarness();
-  return { a: tenant(h), b: tenant(h) };
-}
+const setUp = () => {
+  const w = fresh();
+  h = w.h;
+  return w;
+};
 
 const pub = (method: string, path: string, body?: unknown) => h!.json(method, path, { body });
 

@@ -3,23 +3,20 @@
  * distributions pro rata with floor and the remainder stated, the lists' envelopes and caps'
  * order, and the vault_* events delivered to a real receiver carrying no amount.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { addWallet } from "../../../src/domains/auth/wallets.ts";
 import { registerWebhookJobs } from "../../../src/domains/webhooks/delivery.ts";
 import type { Harness } from "../../support/harness.ts";
 import { startReceiver } from "../../support/receiver.ts";
-import { call, keysOf, made, newAsset, newHolder, tenant, type Tenant, USD, vaultHarness, wallet } from "./vault-support.ts";
+import { call, keysOf, made, newAsset, newHolder, tenant, type Tenant, USD, vaultHarness, wallet, vaultPerTest } from "./vault-support.ts";
 
+const fresh = vaultPerTest();
 let h: Harness | undefined;
-afterEach(() => {
-  h?.close();
-  h = undefined;
-});
-
-function setUp() {
-  h = vaultHarness();
-  return { a: tenant(h), b: tenant(h) };
-}
+const setUp = () => {
+  const w = fresh();
+  h = w.h;
+  return w;
+};
 
 const transfer = (t: Tenant, body: Record<string, unknown>) => call(t, "POST", "/v1/vault/transfers", body);
 

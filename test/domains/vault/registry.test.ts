@@ -3,20 +3,17 @@
  * documents. Each route's success, its §2.1 envelope key for key, bad input table-driven with
  * the field named, and another account's ids answering 404 exactly like unknown ones.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Harness } from "../../support/harness.ts";
-import { call, made, newAsset, newHolder, tenant, type Tenant, USD, vaultHarness, wallet } from "./vault-support.ts";
+import { call, made, newAsset, newHolder, tenant, type Tenant, USD, vaultHarness, wallet, vaultPerTest } from "./vault-support.ts";
 
+const fresh = vaultPerTest();
 let h: Harness | undefined;
-afterEach(() => {
-  h?.close();
-  h = undefined;
-});
-
-function setUp() {
-  h = vaultHarness();
-  return { a: tenant(h), b: tenant(h) };
-}
+const setUp = () => {
+  const w = fresh();
+  h = w.h;
+  return w;
+};
 
 const keys = (o: object) => Object.keys(o).sort();
 

@@ -2,7 +2,7 @@
  * The vault tests' shared set-up: a harness whose public rate limit is out of the way (the tests
  * read public routes many times), tenants with sessions, and short helpers over the routes.
  */
-import { expect } from "bun:test";
+import { afterEach, expect } from "bun:test";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { accountWithSession } from "../../support/fixtures.ts";
 import { bearer, type Harness, makeHarness } from "../../support/harness.ts";
@@ -54,4 +54,20 @@ export function keysOf(value: unknown, out: string[] = []): string[] {
     }
   }
   return out;
+}
+
+/**
+ * A fresh svc per test, closed after it: call once at the top of a test file; the returned
+ * setUp() makes the svc and two tenants on it.
+ */
+export function vaultPerTest() {
+  let h: Harness | undefined;
+  afterEach(() => {
+    h?.close();
+    h = undefined;
+  });
+  return () => {
+    h = vaultHarness();
+    return { h, a: tenant(h), b: tenant(h) };
+  };
 }
