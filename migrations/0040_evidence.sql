@@ -14,4 +14,5 @@ CREATE TABLE evidence_retrievals (
   size_bytes INTEGER NOT NULL,
   body_sealed TEXT
 );
-CREATE INDEX evidence_retrievals_account ON evidence_retrievals (account_id, retrieved_at);
+-- The retention pass drops the oldest kept bytes first (evidence.body_retention_days).
+CREATE INDEX evidence_retrievals_kept ON evidence_retrievals (retrieved_at) WHERE body_sealed IS NOT NULL;

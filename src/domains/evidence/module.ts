@@ -6,5 +6,6 @@
  */
 import { defineModule } from "../../module.ts";
 import { evidenceConfig } from "./config.ts";
+import { registerEvidenceJobs } from "./retention.ts";
 
-export const evidenceModule = defineModule({ name: "evidence", config: evidenceConfig });
+export const evidenceModule = defineModule({ name: "evidence", config: evidenceConfig, jobs: registerEvidenceJobs });

@@ -33,3 +33,12 @@ export function dropBodies(ctx: Context, accountId: string, ids: string[]): void
   const drop = ctx.db.query("UPDATE evidence_retrievals SET body_sealed = NULL WHERE id = ? AND account_id = ?");
   for (const id of ids) drop.run(id, accountId);
 }
+
+/** Drops the bytes of up to `limit` retrievals made before `before` (oldest first); returns how many. */
+export const dropBodiesBefore = (ctx: Context, before: number, limit: number): number =>
+  ctx.db
+    .query(
+      `UPDATE evidence_retrievals SET body_sealed = NULL WHERE id IN (
+         SELECT id FROM evidence_retrievals WHERE retrieved_at < ? AND body_sealed IS NOT NULL ORDER BY retrieved_at LIMIT ?)`,
+    )
+    .run(before, limit).changes;

@@ -10,6 +10,7 @@ import { ApiError } from "../../../src/core/errors.ts";
 import { sha256Hex } from "../../../src/core/secrets.ts";
 import { evidenceBody, prepareSource, retrieve, scaledUnits, sourceView, unitsAsDecimal, patchSource } from "../../../src/domains/evidence/index.ts";
 import { decimalText } from "../../../src/domains/evidence/figures.ts";
+import { dropOldBodies } from "../../../src/domains/evidence/retention.ts";
 import { type Devnet, startDevnet } from "../../support/devnet.ts";
 import { accountWithSession } from "../../support/fixtures.ts";
 import { type Harness, makeHarness } from "../../support/harness.ts";
@@ -119,6 +120,27 @@ describe("HTTP sources", () => {
     expect(moved.source_ref).toEndWith("/v2/reserves");
     expect(moved.credential_sealed).toBe(source.credential_sealed);
     expect(() => patchSource(h.ctx, accountId, source, { pointer: "reserves" })).toThrow(ApiError);
+  });
+});
+
+describe("retention", () => {
+  test("bytes older than evidence.body_retention_days are dropped; the reference and fingerprint stay", async () => {
+    answer = { status: 200, body: '{"reserves":{"usd":"5"}}' };
+    const old = await retrieve(h.ctx, accountId, custodianSource());
+    if (!old.ok) throw new Error(old.reason);
+    h.clock.advance(89 * 86_400_000);
+    const fresh = await retrieve(h.ctx, accountId, custodianSource());
+    if (!fresh.ok) throw new Error(fresh.reason);
+    h.clock.advance(2 * 86_400_000);
+    expect(dropOldBodies(h.ctx)).toBeGreaterThan(0);
+    expect(evidenceBody(h.ctx, accountId, old.reference.evidence_id)).toBeNull();
+    expect(evidenceBody(h.ctx, accountId, fresh.reference.evidence_id)!.bytes.toString()).toBe(answer.body);
+    const row = h.ctx.db.query<{ content_sha256: string }, [string]>("SELECT content_sha256 FROM evidence_retrievals WHERE id = ?").get(old.reference.evidence_id)!;
+    expect(row.content_sha256).toBe(old.reference.content_sha256);
+    h.ctx.config.evidence.body_retention_days = 0;
+    h.clock.advance(365 * 86_400_000);
+    expect(dropOldBodies(h.ctx)).toBe(0);
+    h.ctx.config.evidence.body_retention_days = 90;
   });
 });
 
