@@ -2,6 +2,7 @@
  * TypeBox models of the /v1/launches routes: closed request bodies (an unknown field is refused
  * and named) and the exact shapes served, so the OpenAPI document describes what is served.
  */
+import { Instant } from "../../core/instant.ts";
 import { t } from "elysia";
 import { MicroUsd, Nullable, Sha256Hex } from "../../core/schemas.ts";
 import { EvidenceReference, EvidenceSourceInput, EvidenceSourceView } from "../evidence/index.ts";
@@ -11,9 +12,7 @@ import { TOOLS } from "./spec.ts";
 
 const closed = { additionalProperties: false } as const;
 
-export const RFC3339_PATTERN = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$";
-const TIME_ERROR = "must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z";
-const TimeInput = (description: string) => t.String({ pattern: RFC3339_PATTERN, maxLength: 40, error: TIME_ERROR, description });
+const TimeInput = (description: string) => Instant({ description });
 const Address = (description?: string) => t.String({ pattern: "^0x[0-9a-fA-F]{40}$", error: "must be a 0x-prefixed 20-byte address", ...(description ? { description } : {}) });
 const Units = (description: string) => t.String({ pattern: "^(0|[1-9][0-9]{0,77})$", error: "must be a whole number of base units, as a decimal string", description });
 const PositiveUnits = (description: string) => t.String({ pattern: "^[1-9][0-9]{0,77}$", error: "must be a positive whole number of base units, as a decimal string", description });

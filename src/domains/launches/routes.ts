@@ -18,7 +18,7 @@
  *   GET   /v1/launches/:id/subscription
  */
 import { Elysia } from "elysia";
-import { invalidField } from "../../core/errors.ts";
+import { instant } from "../../core/instant.ts";
 import { namedList } from "../../core/envelopes.ts";
 import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
@@ -35,12 +35,7 @@ import { publishNav, recordDistribution } from "./tools.ts";
 const tags = ["launches"];
 const security = [{ session: [] }];
 
-const RFC3339 = new RegExp(M.RFC3339_PATTERN);
-export function instant(field: string, value: string): number {
-  const ms = RFC3339.test(value) ? Date.parse(value.toUpperCase()) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalidField(field, "must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z");
-  return ms;
-}
+
 
 export function launchRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1/launches" })

@@ -3,6 +3,7 @@
  * and the exact shapes served (spec §2.5, every field), so the OpenAPI document describes what is
  * served. Sizes come from limits.ts; docs/nav.md explains every field.
  */
+import { Instant } from "../../core/instant.ts";
 import { t } from "elysia";
 import { Int, MicroUsd, Nullable, SignedMicroUsd } from "../../core/schemas.ts";
 import { EvidenceSourceInput } from "../evidence/index.ts";
@@ -11,7 +12,6 @@ import * as L from "./limits.ts";
 
 const closed = { additionalProperties: false } as const;
 const Time = t.String({ format: "date-time" });
-const RFC3339 = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$";
 
 export const STATUSES = ["VERIFIED", "STALE", "UNAVAILABLE", "DISCREPANCY"] as const;
 export type NavStatus = (typeof STATUSES)[number];
@@ -70,7 +70,7 @@ export const CalculateBody = t.Object(
     tolerance_bps: t.Optional(Int({ minimum: 0, maximum: L.MAX_TOLERANCE_BPS, description: "how far supply and price sources may differ, in basis points; default 50" })),
     max_age_secs: t.Optional(Int({ minimum: L.MIN_MAX_AGE_SECS, maximum: L.MAX_MAX_AGE_SECS, description: "how long the valuation stays fresh; default 86400" })),
     valuation_timestamp: t.Optional(
-      t.String({ format: "date-time", pattern: RFC3339, maxLength: 40, error: "must be an RFC 3339 date-time with a time zone, not in the future", description: "the book's as-of time; default the calculation time" }),
+      Instant({ error: "must be an RFC 3339 date-time with a time zone, not in the future", description: "the book's as-of time; default the calculation time" }),
     ),
   },
   closed,

@@ -10,6 +10,7 @@
  * figures were computed under; a restatement carries its version's figures and methodology, and
  * only a revaluation computes again — under the methodology current at that time.
  */
+import { instant } from "../../core/instant.ts";
 import type { Static } from "@sinclair/typebox";
 import { isoTime } from "../../core/clock.ts";
 import { ApiError, invalidField, notFound } from "../../core/errors.ts";
@@ -154,8 +155,7 @@ async function meteredVersion(ctx: Context, caller: NavCaller, assetId: string, 
 
 function valuationTime(ctx: Context, text: string | undefined): number | null {
   if (text === undefined) return null;
-  const at = Date.parse(text);
-  if (!Number.isFinite(at)) throw invalidField("valuation_timestamp", "must be an RFC 3339 date-time with a time zone");
+  const at = instant("valuation_timestamp", text);
   if (at > ctx.clock.now()) throw invalidField("valuation_timestamp", "must not be in the future");
   return at;
 }

@@ -4,6 +4,7 @@
  * served. Sizes come from limits.ts; docs/payments.md explains every field.
  */
 import { t } from "elysia";
+import { Instant } from "../../core/instant.ts";
 import { Int, MicroUsd, Nullable } from "../../core/schemas.ts";
 import { Address, Signature, Statement } from "../receipts/index.ts";
 import * as L from "./limits.ts";
@@ -11,9 +12,6 @@ import * as L from "./limits.ts";
 const closed = { additionalProperties: false } as const;
 
 const Time = t.String({ format: "date-time" });
-const TIME_ERROR = "must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z";
-const RFC3339 = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$";
-export const RFC3339_PATTERN = new RegExp(RFC3339);
 const Units = t.String({ pattern: "^[0-9]+$", description: "token base units, a decimal string" });
 const TxHash = t.String({ pattern: "^0x[0-9a-fA-F]{64}$", error: "must be a 0x-prefixed 32-byte hex transaction hash", description: "0x-hex transaction hash" });
 
@@ -25,11 +23,7 @@ export const CreateBody = t.Object(
     payee: t.String({ pattern: "^0x[0-9a-fA-F]{40}$", error: "must be a 0x-prefixed 20-byte hex address", description: "the address to be paid: a wallet linked to the account (POST /v1/auth/wallets)" }),
     memo: t.Optional(t.String({ minLength: 1, maxLength: L.MAX_MEMO_CHARS, description: `shown to the payer and signed with the request, 1-${L.MAX_MEMO_CHARS} characters; stored in clear` })),
     expires_at: t.Optional(
-      t.String({
-        format: "date-time",
-        pattern: RFC3339,
-        maxLength: 40,
-        error: TIME_ERROR,
+      Instant({
         description: `after this the request cannot be settled; in the future, at most ${L.MAX_EXPIRY_MS / 86_400_000} days ahead; default ${L.DEFAULT_EXPIRY_MS / 86_400_000} days`,
       }),
     ),

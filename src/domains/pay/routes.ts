@@ -8,22 +8,16 @@
  *   POST /v1/pay/requests/:id/settle   {tx_hash} → the request with its signed settlement receipt
  */
 import { Elysia } from "elysia";
-import { invalidField } from "../../core/errors.ts";
 import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
 import { guards } from "../../guards.ts";
+import { instant } from "../../core/instant.ts";
 import * as M from "./models.ts";
 import { createRequest, getRequest } from "./requests.ts";
 import { settleRequest } from "./settle.ts";
 
 const tags = ["pay"];
 const security = [{ apiKey: [] }];
-
-function instant(field: string, value: string): number {
-  const ms = M.RFC3339_PATTERN.test(value) ? Date.parse(value.toUpperCase()) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalidField(field, "must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z");
-  return ms;
-}
 
 export function payRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1/pay/requests" })

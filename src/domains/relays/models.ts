@@ -3,6 +3,7 @@
  * named, never stripped) and the exact shapes served, so the OpenAPI document describes what is
  * served. Sizes come from limits.ts and config.ts; docs/relays.md explains them.
  */
+import { Instant } from "../../core/instant.ts";
 import { type DocumentDecoration, t } from "elysia";
 import { Int, Nullable } from "../../core/schemas.ts";
 import {
@@ -20,10 +21,6 @@ import {
 } from "./limits.ts";
 
 const closed = { additionalProperties: false } as const;
-
-export const TIME_ERROR = "must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z";
-/** An instant: TypeBox's date-time format alone also takes a bare date or a time without a zone. */
-export const RFC3339 = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$";
 
 /** No control characters and no path separators: a name ends up in a Content-Disposition filename. */
 const NAME_PATTERN = "^[^\\u0000-\\u001f\\u007f/\\\\]+$";
@@ -60,7 +57,7 @@ export const CreateBody = t.Object(
       }),
     ),
     expires_at: t.Optional(
-      t.String({ format: "date-time", pattern: RFC3339, maxLength: 40, error: TIME_ERROR, description: "when the relay ends (give expires_at or ttl_secs, not both); within relays.max_ttl_secs" }),
+      Instant({ description: "when the relay ends (give expires_at or ttl_secs, not both); within relays.max_ttl_secs" }),
     ),
     ttl_secs: t.Optional(Int({ minimum: MIN_TTL_SECS, description: `seconds from now until the relay ends, at least ${MIN_TTL_SECS}; default relays.default_ttl_secs, at most relays.max_ttl_secs` })),
     max_accesses: t.Optional(Nullable(Int({ minimum: 1, maximum: MAX_ACCESSES, description: `how many times the relay may be opened (1-${MAX_ACCESSES}); absent or null: no cap, the expiry alone ends it` }))),

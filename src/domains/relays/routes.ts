@@ -7,8 +7,8 @@
  *   GET  /v1/relays              {relays} newest first, at most 100
  *   POST /v1/relays/:id/revoke   the relay, revoked; its ciphertext destroyed (idempotent)
  */
+import { instant } from "../../core/instant.ts";
 import { Elysia } from "elysia";
-import { invalidField } from "../../core/errors.ts";
 import { namedList } from "../../core/envelopes.ts";
 import { errors } from "../../core/schemas.ts";
 import type { Context } from "../../context.ts";
@@ -21,12 +21,7 @@ const security = [{ session: [] }];
 const doc = (summary: string, description?: string) => ({ detail: { summary, tags, security, ...(description ? { description } : {}) } });
 
 /** The schema's pattern says the same; this keeps the check where the value is read. */
-const RFC3339 = new RegExp(M.RFC3339);
-function instant(field: string, value: string): number {
-  const ms = RFC3339.test(value) ? Date.parse(value.toUpperCase()) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalidField(field, M.TIME_ERROR);
-  return ms;
-}
+
 
 export function relayRoutes(ctx: Context) {
   return new Elysia({ prefix: "/v1/relays" })

@@ -4,8 +4,9 @@
  * consecutive periods (one month, the next) never count an event twice.
  */
 import { invalidField } from "../../core/errors.ts";
+import { instant as strictInstant, TIME_ERROR } from "../../core/instant.ts";
 
-export const TIME_ERROR = "must be an RFC 3339 date-time with a time zone, e.g. 2026-01-31T00:00:00Z";
+export { TIME_ERROR };
 
 /**
  * TypeBox's date-time format also takes a bare date and Date.parse takes almost anything; a
@@ -13,18 +14,12 @@ export const TIME_ERROR = "must be an RFC 3339 date-time with a time zone, e.g. 
  * unencoded "+" in a query string arrives as one). The request schemas state the same pattern.
  */
 export const INSTANT_PATTERN = "^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+ -]\\d{2}:\\d{2})$";
-const RFC3339 = new RegExp(INSTANT_PATTERN);
 
 /**
  * Milliseconds since the epoch, or 400 naming the field. In a query string an unencoded "+"
  * of an offset arrives as a space ("…T10:00:00 01:00"); that is taken for the "+" it was.
  */
-export function instant(field: string, value: string): number {
-  const text = value.replace(/ (\d{2}:\d{2})$/, "+$1");
-  const ms = RFC3339.test(text) ? Date.parse(text.toUpperCase()) : Number.NaN;
-  if (Number.isNaN(ms)) throw invalidField(field, TIME_ERROR);
-  return ms;
-}
+export const instant = (field: string, value: string): number => strictInstant(field, value.replace(/ (\d{2}:\d{2})$/, "+$1"));
 
 export interface Period {
   from: number;
