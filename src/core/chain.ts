@@ -13,6 +13,10 @@
 /** keccak256("Transfer(address,address,uint256)"): topic0 of every ERC-20 Transfer event. */
 export const ERC20_TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 
+/** Function selectors (first 4 bytes of keccak256 of the signature) of the ERC-20 reads svc makes. */
+export const ERC20_TOTAL_SUPPLY = "0x18160ddd";
+export const ERC20_DECIMALS = "0x313ce567";
+
 export type ChainErrorKind = "unreachable" | "timeout" | "http_status" | "rpc_error" | "bad_response";
 
 /** A call to the node failed. The message is safe to show: it never holds the RPC URL. */
@@ -149,6 +153,26 @@ export class ChainClient {
   /** Transactions sent from `address`; with "pending", counting those still in the node's mempool (the next nonce to use). */
   async transactionCount(address: string, block: "latest" | "pending" = "pending"): Promise<bigint> {
     return quantity(await this.call("eth_getTransactionCount", [address, block]), "eth_getTransactionCount");
+  }
+
+  /**
+   * totalSupply() and decimals() of an ERC-20 at the head, or null when the address does not
+   * answer them as an ERC-20 does (a revert, no 32-byte word, or more than 36 decimals). The
+   * evidence area's supply source and launches' token reads both come through here.
+   */
+  async erc20Supply(token: string): Promise<{ totalSupply: bigint; decimals: number } | null> {
+    let supplyHex: string;
+    let decimalsHex: string;
+    try {
+      [supplyHex, decimalsHex] = await Promise.all([this.ethCall(token, ERC20_TOTAL_SUPPLY), this.ethCall(token, ERC20_DECIMALS)]);
+    } catch (err) {
+      // A revert is the node's answer about this address, not a failure to reach the node.
+      if (err instanceof ChainRpcError && err.kind === "rpc_error") return null;
+      throw err;
+    }
+    if (supplyHex.length !== 66 || decimalsHex.length !== 66) return null;
+    const decimals = BigInt(decimalsHex);
+    return decimals > 36n ? null : { totalSupply: BigInt(supplyHex), decimals: Number(decimals) };
   }
 
   /** eth_call at the head: a read of contract state (ERC-20 totalSupply, decimals, paused…). Returns the raw 0x-hex result. */

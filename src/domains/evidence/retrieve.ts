@@ -40,9 +40,6 @@ export type Retrieval =
 
 class Unavailable extends Error {}
 
-const TOTAL_SUPPLY = "0x18160ddd";
-const DECIMALS = "0x313ce567";
-
 async function readCapped(res: Response, max: number): Promise<Uint8Array> {
   const declared = Number(res.headers.get("content-length") ?? "0");
   if (declared > max) throw new Unavailable(`the answer is larger than ${max} bytes`);
@@ -92,11 +89,9 @@ async function erc20Bytes(ctx: Context, source: StoredSource): Promise<{ bytes: 
   const client = clientFor(chainNamed(ctx.config, chain.name));
   try {
     if ((await client.chainId()) !== chain.chain_id) throw new Unavailable(`the node configured for chain "${chain.name}" is on another chain`);
-    const [supplyHex, decimalsHex, block] = await Promise.all([client.ethCall(source.token!, TOTAL_SUPPLY), client.ethCall(source.token!, DECIMALS), client.blockNumber()]);
-    if (supplyHex.length !== 66 || decimalsHex.length !== 66) throw new Unavailable("the contract did not answer totalSupply() and decimals() as an ERC-20 does");
-    const supply = BigInt(supplyHex);
-    const decimals = Number(BigInt(decimalsHex));
-    if (decimals > 36) throw new Unavailable("the contract reports more than 36 decimals");
+    const [read, block] = await Promise.all([client.erc20Supply(source.token!), client.blockNumber()]);
+    if (!read) throw new Unavailable("the contract did not answer totalSupply() and decimals() as an ERC-20 does");
+    const { totalSupply: supply, decimals } = read;
     const figure = unitsAsDecimal(supply, decimals);
     // The bytes fingerprinted are what was read, with where and when: another reader can redo the calls at that block.
     const doc = { chain: chain.name, chain_id: chain.chain_id, token: source.token, block: block.toString(), total_supply_units: supply.toString(), decimals, total_supply: figure };

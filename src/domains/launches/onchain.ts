@@ -5,12 +5,10 @@
  * retry, so a silent node makes the public on-chain view answer reachable:false quickly rather
  * than hold the request for the deposit client's ~30 s.
  */
-import { ChainClient, ChainRpcError } from "../../core/chain.ts";
+import { ChainClient, ChainRpcError, ERC20_DECIMALS } from "../../core/chain.ts";
 import type { Context } from "../../context.ts";
 import type { ChainConfig } from "../billing/index.ts";
 
-const TOTAL_SUPPLY = "0x18160ddd";
-const DECIMALS = "0x313ce567";
 const PAUSED = "0x5c975abb";
 
 /** The chain is not answering as it must (down, slow, or another chain): nothing can be judged. */
@@ -54,18 +52,9 @@ export async function readToken(ctx: Context, chain: ChainConfig, token: string)
     const chainId = await client.chainId();
     if (chainId !== chain.chain_id) throw new ChainUnreadable(`the node configured for chain "${chain.name}" is on chain id ${chainId}, not ${chain.chain_id}`);
     const block = await client.blockNumber();
-    let supplyHex: string;
-    let decimalsHex: string;
-    try {
-      [supplyHex, decimalsHex] = await Promise.all([client.ethCall(token, TOTAL_SUPPLY), client.ethCall(token, DECIMALS)]);
-    } catch (err) {
-      if (err instanceof ChainRpcError && err.kind === "rpc_error") throw new NotAnErc20("the contract reverted on totalSupply() or decimals()");
-      throw err;
-    }
-    if (!word(supplyHex) || !word(decimalsHex)) throw new NotAnErc20("the address did not answer totalSupply() and decimals() as an ERC-20 does (is it a contract on this chain?)");
-    const decimals = BigInt(decimalsHex);
-    if (decimals > 36n) throw new NotAnErc20("the contract reports more than 36 decimals");
-    return { chain_id: chainId, block, total_supply: BigInt(supplyHex), decimals: Number(decimals), paused: await pausedOf(client, token) };
+    const read = await client.erc20Supply(token);
+    if (!read) throw new NotAnErc20("the address did not answer totalSupply() and decimals() as an ERC-20 does (is it a contract on this chain?)");
+    return { chain_id: chainId, block, total_supply: read.totalSupply, decimals: read.decimals, paused: await pausedOf(client, token) };
   } catch (err) {
     if (err instanceof ChainRpcError) throw new ChainUnreadable(`chain "${chain.name}": ${err.message}`);
     throw err;
@@ -80,7 +69,7 @@ export async function decimalsOf(ctx: Context, chain: ChainConfig, token: string
   try {
     const chainId = await client.chainId();
     if (chainId !== chain.chain_id) throw new ChainUnreadable(`the node configured for chain "${chain.name}" is on chain id ${chainId}, not ${chain.chain_id}`);
-    const hex = await client.ethCall(token, DECIMALS);
+    const hex = await client.ethCall(token, ERC20_DECIMALS);
     if (!word(hex) || BigInt(hex) > 36n) return null;
     return Number(BigInt(hex));
   } catch (err) {
