@@ -8,6 +8,7 @@
  * and managing it (PATCH, token, check, mint, tools, retire, subscription) needs the org's
  * admin role (403 insufficient_role for a member). Anyone else gets the 404 of an unknown id.
  */
+import { slugStem } from "../../core/slug.ts";
 import type { Static } from "@sinclair/typebox";
 import { isoTime } from "../../core/clock.ts";
 import { ApiError, conflict, invalidField, notFound, notImplemented } from "../../core/errors.ts";
@@ -52,7 +53,7 @@ function custodianSource(ctx: Context, accountId: string, input: Static<typeof E
 }
 
 function slugFor(name: string, id: string): string {
-  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48) || "launch";
+  const base = slugStem(name, "launch");
   // The id's random tail keeps two launches of one name apart without a loop of guesses.
   return `${base}-${id.slice(-6)}`;
 }

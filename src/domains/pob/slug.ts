@@ -4,20 +4,11 @@
  * would make old lines point at the wrong custodian. Renaming a subject keeps its slug.
  */
 import { randomBytes } from "node:crypto";
+import { slugStem } from "../../core/slug.ts";
 import { SLUG_STEM_MAX } from "./limits.ts";
 
 /** "Acme Reserve Fund (USD)" → "acme-reserve-fund-usd"; a name with no letters or digits gives "subject". */
-export function slugStem(name: string): string {
-  const stem = name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, SLUG_STEM_MAX)
-    .replace(/-+$/g, "");
-  return stem || "subject";
-}
+export const subjectSlugStem = (name: string): string => slugStem(name, "subject", SLUG_STEM_MAX);
 
 /** Numbered tries before a random suffix: the loop is bounded whatever the table holds. */
 const NUMBERED_TRIES = 50;

@@ -19,7 +19,7 @@ import { runCheck } from "./checks.ts";
 import { OWNER_CHECK_COOLDOWN_SECS, SUBJECTS_LIST_CAP } from "./limits.ts";
 import type * as M from "./models.ts";
 import { checkJobKey } from "./schedule.ts";
-import { freeSlug, slugStem } from "./slug.ts";
+import { freeSlug, subjectSlugStem } from "./slug.ts";
 import {
   countActive,
   insertSubject,
@@ -86,7 +86,7 @@ export function createSubject(ctx: Context, accountId: string, body: Static<type
       throw new ApiError(409, "subject_limit_reached", `this account has ${max} active proof-of-backing subjects, the most allowed; retire one first`, { limit: max });
     }
     const id = newId("pob");
-    const slug = freeSlug(slugStem(name), (s) => slugTaken(ctx, s));
+    const slug = freeSlug(subjectSlugStem(name), (s) => slugTaken(ctx, s));
     insertSubject(ctx, { id, accountId, slug, name, reserveSource, claimedSupply, supplySource, intervalS, at: ctx.clock.now() });
     return subjectView(ctx, subjectById(ctx, id)!);
   });
