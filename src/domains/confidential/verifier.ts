@@ -4,6 +4,7 @@
  * whose message is shown to anyone (GET /v1/attestation is public): it names what failed, never
  * the endpoint's URL (operators put tokens in query strings), a response body or a stack.
  */
+import { readCapped } from "../../core/capped-body.ts";
 import type { ConfidentialBackend } from "./config.ts";
 
 export class AttestationFailure extends Error {}
@@ -53,20 +54,12 @@ export async function fetchDocument(backend: ConfidentialBackend, body: Record<s
     await res.body?.cancel().catch(() => {});
     throw new AttestationFailure(`the attestation endpoint answered HTTP ${res.status}`);
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  let bytes: Uint8Array | null;
   try {
-    for await (const chunk of res.body ?? []) {
-      size += chunk.byteLength;
-      if (size > MAX_DOCUMENT_BYTES) {
-        await res.body?.cancel().catch(() => {});
-        throw new AttestationFailure(`the attestation document is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-      }
-      chunks.push(chunk);
-    }
-  } catch (err) {
-    if (err instanceof AttestationFailure) throw err;
+    bytes = await readCapped(res, MAX_DOCUMENT_BYTES);
+  } catch {
     throw new AttestationFailure(signal.aborted ? `no answer within ${timeoutMs} ms` : "the attestation document was cut off");
   }
-  return Buffer.concat(chunks);
+  if (!bytes) throw new AttestationFailure(`the attestation document is larger than ${MAX_DOCUMENT_BYTES} bytes`);
+  return bytes;
 }

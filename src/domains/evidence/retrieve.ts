@@ -8,6 +8,7 @@
  * redirects); the credential is sent as a bearer token and never appears in a reason, a log or a
  * reference. ERC-20 supply is an eth_call of totalSupply() and decimals() on the configured chain.
  */
+import { readCapped } from "../../core/capped-body.ts";
 import { ChainRpcError } from "../../core/chain.ts";
 import { newId } from "../../core/ids.ts";
 import { sha256Hex } from "../../core/secrets.ts";
@@ -40,19 +41,6 @@ export type Retrieval =
 
 class Unavailable extends Error {}
 
-async function readCapped(res: Response, max: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get("content-length") ?? "0");
-  if (declared > max) throw new Unavailable(`the answer is larger than ${max} bytes`);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body ?? []) {
-    size += chunk.byteLength;
-    if (size > max) throw new Unavailable(`the answer is larger than ${max} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
 async function httpBytes(ctx: Context, accountId: string, source: StoredSource): Promise<{ bytes: Uint8Array; contentType: string }> {
   let target;
   try {
@@ -76,7 +64,10 @@ async function httpBytes(ctx: Context, accountId: string, source: StoredSource):
     throw new Unavailable(`the source answered HTTP ${res.status}`);
   }
   try {
-    return { bytes: await readCapped(res, ctx.config.evidence.max_body_bytes), contentType: res.headers.get("content-type")?.split(";")[0]?.trim() || "application/octet-stream" };
+    const max = ctx.config.evidence.max_body_bytes;
+    const bytes = await readCapped(res, max);
+    if (!bytes) throw new Unavailable(`the answer is larger than ${max} bytes`);
+    return { bytes, contentType: res.headers.get("content-type")?.split(";")[0]?.trim() || "application/octet-stream" };
   } catch (err) {
     if (err instanceof Unavailable) throw err;
     throw new Unavailable(signal.aborted ? `no answer within ${ctx.config.evidence.timeout_ms} ms` : "the answer was cut off");

@@ -12,6 +12,7 @@
  * does not get. Nothing of the prompt reaches the manifest or the receipt unless the caller
  * opts in (svc_provenance_prompt: manifest only; receipts are content-free).
  */
+import { readCapped } from "../../core/capped-body.ts";
 import type { Context } from "../../context.ts";
 import { ApiError, invalidField } from "../../core/errors.ts";
 import type { Reservation, Settlement } from "../../core/meter.ts";
@@ -99,8 +100,8 @@ async function fetchImageUrl(ctx: Context, provider: CatalogProvider, raw: strin
     throw upstreamBad(provider.name, `its image URL could not be fetched (${err instanceof Error ? err.message : "error"})`);
   });
   if (res.status !== 200) throw upstreamBad(provider.name, `its image URL answered HTTP ${res.status}`);
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (bytes.byteLength > MAX_IMAGE_BYTES) throw upstreamBad(provider.name, `its image is larger than ${MAX_IMAGE_BYTES} bytes`);
+  const bytes = await readCapped(res, MAX_IMAGE_BYTES);
+  if (!bytes) throw upstreamBad(provider.name, `its image is larger than ${MAX_IMAGE_BYTES} bytes`);
   return bytes;
 }
 

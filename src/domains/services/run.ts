@@ -17,6 +17,7 @@
  * synchronous run; an engine build (engine/<slug>) carries a system prompt and pinned parameters,
  * which covers a fixed-instruction service.
  */
+import { readCapped } from "../../core/capped-body.ts";
 import { ApiError } from "../../core/errors.ts";
 import { sha256Hex } from "../../core/secrets.ts";
 import type { Context } from "../../context.ts";
@@ -37,18 +38,6 @@ class Failed extends Error {
   ) {
     super(message);
   }
-}
-
-async function readCapped(res: Response, max: number): Promise<Uint8Array> {
-  if (Number(res.headers.get("content-length") ?? "0") > max) throw new Failed(`the upstream's answer is larger than ${max} bytes`, res.status);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body ?? []) {
-    size += chunk.byteLength;
-    if (size > max) throw new Failed(`the upstream's answer is larger than ${max} bytes`, res.status);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** The answer as the buyer gets it: parsed JSON when it is JSON, else text. */
@@ -94,13 +83,14 @@ async function forward(ctx: Context, service: ServiceRow, callId: string, reques
       await res.body?.cancel().catch(() => {});
       throw new Failed(`the upstream answered HTTP ${res.status}`, res.status);
     }
-    let bytes: Uint8Array;
+    const max = ctx.config.services.max_response_bytes;
+    let bytes: Uint8Array | null;
     try {
-      bytes = await readCapped(res, ctx.config.services.max_response_bytes);
+      bytes = await readCapped(res, max);
     } catch (err) {
-      if (err instanceof Failed) throw err;
       throw new Failed(signal.aborted ? `the upstream did not finish answering within ${timeoutMs} ms` : "the upstream's answer was cut off", res.status);
     }
+    if (!bytes) throw new Failed(`the upstream's answer is larger than ${max} bytes`, res.status);
     const contentType = res.headers.get("content-type")?.split(";")[0]?.trim() || "application/octet-stream";
     return { ok: true, httpStatus: res.status, responseSha256: sha256Hex(Buffer.from(bytes)), result: { type: "upstream", http_status: res.status, content_type: contentType, body: answerBody(bytes, contentType) } };
   } catch (err) {
