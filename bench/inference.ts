@@ -97,7 +97,7 @@ interface Row {
 const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** The same completion as an OpenAI SSE stream: a role chunk, three text chunks, a usage chunk, [DONE]. */
-const STREAM_REPLY = [
+export const STREAM_REPLY = [
   { choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] },
   ...["Benchmarks ", "measure ", "things."].map((t) => ({ choices: [{ index: 0, delta: { content: t }, finish_reason: null }] })),
   { choices: [{ index: 0, delta: {}, finish_reason: "stop" }], usage: { prompt_tokens: 14, completion_tokens: 4, total_tokens: 18 } },

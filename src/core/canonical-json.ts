@@ -6,15 +6,19 @@
  */
 export type Canonical = null | boolean | number | string | Canonical[] | { [key: string]: Canonical };
 
-/** Code-point order; JS's default string sort compares UTF-16 code units, which differs above U+FFFF. */
-function compareCodePoints(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) {
-    const d = x[i]!.codePointAt(0)! - y[i]!.codePointAt(0)!;
-    if (d !== 0) return d;
+/**
+ * Code-point order; JS's default string sort compares UTF-16 code units, which differs above
+ * U+FFFF. Compared at the first differing code unit: codePointAt there reads a whole surrogate
+ * pair when one starts at that index, and a shared high surrogate before it leaves two low
+ * surrogates, whose code-unit order is their code-point order. No per-key copies: this runs for
+ * every key of every receipt on the money path.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a.charCodeAt(i) !== b.charCodeAt(i)) return a.codePointAt(i)! - b.codePointAt(i)!;
   }
-  return x.length - y.length;
+  return a.length - b.length;
 }
 
 export function canonicalJson(value: unknown): string {
@@ -30,9 +34,14 @@ export function canonicalJson(value: unknown): string {
       return JSON.stringify(value);
     case "object": {
       if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-      const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-      entries.sort(([a], [b]) => compareCodePoints(a, b));
-      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+      const record = value as Record<string, unknown>;
+      let out = "";
+      for (const key of Object.keys(record).sort(compareCodePoints)) {
+        const v = record[key];
+        if (v === undefined) continue;
+        out += `${out ? "," : ""}${JSON.stringify(key)}:${canonicalJson(v)}`;
+      }
+      return `{${out}}`;
     }
     default:
       throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);

@@ -20,6 +20,9 @@ export const PRAGMAS = [
   "PRAGMA busy_timeout = 5000",
   "PRAGMA synchronous = NORMAL",
   "PRAGMA foreign_keys = ON",
+  // Savepoint sub-journals and statement journals in memory, not in temp files: every grouped
+  // meter call runs in a savepoint (core/transaction.ts), and its journal is a few pages.
+  "PRAGMA temp_store = MEMORY",
 ] as const;
 
 /**

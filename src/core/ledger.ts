@@ -126,7 +126,7 @@ export class Ledger {
   /** Spend straight from spendable credit (no hold). */
   debit(accountId: string, amount: MicroUsd, ref: Ref = {}): LedgerEntry {
     positive(amount);
-    return this.tx.run(() => {
+    return this.tx.join(() => {
       const totals = this.update(
         "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd >= ?1 RETURNING balance_micro_usd, held_micro_usd",
         amount,
@@ -157,7 +157,7 @@ export class Ledger {
   /** Reserves spendable credit for work in flight; expires_at tells the sweeper when the work is presumed dead. */
   hold(accountId: string, amount: MicroUsd, opts: { expiresAt: number; purpose?: string; ref?: Ref }): Hold {
     positive(amount);
-    return this.tx.run(() => {
+    return this.tx.join(() => {
       const totals = this.update(
         "UPDATE accounts SET held_micro_usd = held_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd >= ?1 RETURNING balance_micro_usd, held_micro_usd",
         amount,
@@ -178,9 +178,8 @@ export class Ledger {
   capture(holdId: string, amount: MicroUsd, ref: Ref = {}): { debit: LedgerEntry | null; release: LedgerEntry | null } {
     assertMicroUsd(amount);
     if (amount < 0) throw new RangeError("a capture cannot be negative");
-    return this.tx.run(() => {
-      const hold = this.closeHold(holdId, "captured");
-      if (amount > hold.amount_micro_usd) throw new RangeError(`capture of ${amount} exceeds hold ${hold.id} of ${hold.amount_micro_usd}`);
+    return this.tx.join(() => {
+      const hold = this.closeHold(holdId, "captured", amount);
       const rest = hold.amount_micro_usd - amount;
       const totals = this.update(
         "UPDATE accounts SET held_micro_usd = held_micro_usd - ?1, balance_micro_usd = balance_micro_usd - ?2 WHERE id = ?3 RETURNING balance_micro_usd, held_micro_usd",
@@ -198,7 +197,7 @@ export class Ledger {
 
   /** Gives the whole hold back to spendable credit (the work failed or never ran). */
   release(holdId: string, ref: Ref = {}): LedgerEntry {
-    return this.tx.run(() => {
+    return this.tx.join(() => {
       const hold = this.closeHold(holdId, "released");
       const totals = this.update(
         "UPDATE accounts SET held_micro_usd = held_micro_usd - ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd",
@@ -265,12 +264,18 @@ export class Ledger {
     return this.db.query<Hold, [number, number]>("SELECT * FROM holds WHERE status = 'open' AND expires_at <= ? ORDER BY expires_at LIMIT ?").all(now, limit);
   }
 
-  private closeHold(holdId: string, status: "captured" | "released"): Hold {
+  /**
+   * Closes an open hold, the first write of a capture or release; refused (nothing written) when
+   * the hold is not open or a capture asks for more than it holds — capture and release run
+   * without a savepoint of their own (Transactions.join) and must not throw after writing.
+   */
+  private closeHold(holdId: string, status: "captured" | "released", capture = 0): Hold {
     const hold = this.db
-      .query<Hold, [string, number, string]>("UPDATE holds SET status = ?1, closed_at = ?2 WHERE id = ?3 AND status = 'open' RETURNING *")
-      .get(status, this.clock.now(), holdId);
+      .query<Hold, [string, number, string, number]>("UPDATE holds SET status = ?1, closed_at = ?2 WHERE id = ?3 AND status = 'open' AND amount_micro_usd >= ?4 RETURNING *")
+      .get(status, this.clock.now(), holdId, capture);
     if (!hold) {
       const existing = this.getHold(holdId);
+      if (existing?.status === "open") throw new RangeError(`capture of ${capture} exceeds hold ${holdId} of ${existing.amount_micro_usd}`);
       throw new ApiError(409, "hold_closed", existing ? `hold ${holdId} is already ${existing.status}` : `hold ${holdId} does not exist`);
     }
     return hold;
@@ -293,13 +298,28 @@ export class Ledger {
     return new InsufficientCredit(accountId, amount, spendable_micro_usd);
   }
 
+  /** The entry is built here from what was inserted (a RETURNING * row cost a third of the insert). */
   private append(accountId: string, kind: EntryKind, amount: MicroUsd, totals: Totals, holdId: string | null, ref: Ref): LedgerEntry {
-    return this.db
-      .query<LedgerEntry, (string | number | null)[]>(
+    const entry = {
+      id: newOrderedId("le"),
+      account_id: accountId,
+      kind,
+      amount_micro_usd: amount,
+      balance_after_micro_usd: totals.balance_micro_usd,
+      held_after_micro_usd: totals.held_micro_usd,
+      hold_id: holdId,
+      ref_type: ref.type ?? null,
+      ref_id: ref.id ?? null,
+      memo: ref.memo ?? null,
+      created_at: this.clock.now(),
+    };
+    const { lastInsertRowid } = this.db
+      .query<never, (string | number | null)[]>(
         `INSERT INTO ledger_entries (id, account_id, kind, amount_micro_usd, balance_after_micro_usd, held_after_micro_usd, hold_id, ref_type, ref_id, memo, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .get(newOrderedId("le"), accountId, kind, amount, totals.balance_micro_usd, totals.held_micro_usd, holdId, ref.type ?? null, ref.id ?? null, ref.memo ?? null, this.clock.now())!;
+      .run(entry.id, accountId, kind, amount, entry.balance_after_micro_usd, entry.held_after_micro_usd, holdId, entry.ref_type, entry.ref_id, entry.memo, entry.created_at);
+    return { seq: Number(lastInsertRowid), ...entry };
   }
 }
 

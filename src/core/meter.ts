@@ -14,6 +14,11 @@
  * Because SQLite serialises write transactions and every check and increment happens inside
  * one, no interleaving of requests can spend past a cap or past the balance.
  *
+ * reserve, settle and release each check before they write (a refusal throws before the first
+ * write, or is returned as a Decision) and join the caller's transaction without a savepoint of
+ * their own (Transactions.join): a throw after a write is a bug, and the enclosing savepoint or
+ * transaction undoes it as it propagates.
+ *
  * The meter reads and writes the key tables directly (they are part of the money path), but
  * knows nothing of routes or HTTP.
  */
@@ -267,7 +272,7 @@ export class Meter {
   private decide(input: ReserveInput): Decision {
     const now = this.clock.now();
     const month = monthOf(now);
-    const decision = this.tx.run((): Decision => {
+    const decision = this.tx.join((): Decision => {
       const chain = input.keyId ? this.chain(input.keyId) : [];
       if (input.keyId && chain.length === 0) throw keyRefused("invalid_api_key", "the API key does not exist");
       for (const key of chain) this.checkUsable(key, input, now);
@@ -323,7 +328,7 @@ export class Meter {
     const now = details.at ?? this.clock.now();
     const status = details.status ?? "succeeded";
     const units = { ...details.units };
-    return this.tx.run(() => {
+    return this.tx.join(() => {
       let billed = cost;
       if (cost <= r.amount) {
         if (r.holdId) this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined });
@@ -355,7 +360,7 @@ export class Meter {
   /** The work failed or never ran: nothing is charged and the reservation is returned. */
   release(r: Reservation): void {
     const now = this.clock.now();
-    this.tx.run(() => {
+    this.tx.join(() => {
       if (r.holdId) this.ledger.release(r.holdId, { type: r.kind, memo: "released" });
       this.moveChain(r, 0, now);
     });

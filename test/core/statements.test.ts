@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { recoverMessageAddress } from "viem";
-import { canonicalJson } from "../../src/core/canonical-json.ts";
+import { canonicalJson, compareCodePoints } from "../../src/core/canonical-json.ts";
 import { generateSecretKey } from "../../src/core/eip191.ts";
 import { Signer } from "../../src/core/signer.ts";
 import { signStatement, verifyStatement } from "../../src/core/statements.ts";
@@ -16,6 +16,24 @@ describe("canonical JSON", () => {
     // U+1F600 (😀, surrogates D83D DE00) sorts after U+FB33 by code point, before it by UTF-16 unit.
     expect(canonicalJson({ "\u{1F600}": 1, "\uFB33": 2 })).toBe('{"\uFB33":2,"\u{1F600}":1}');
     expect(canonicalJson({ "\u20ac": 1, "\r": 2, "1": 3, "\u00f6": 4 })).toBe('{"\\r":2,"1":3,"ö":4,"€":1}');
+  });
+
+  test("the key comparison agrees with a code-point-by-code-point one on mixed planes, shared surrogates and prefixes", () => {
+    const byCodePoints = (a: string, b: string) => {
+      const x = Array.from(a, (c) => c.codePointAt(0)!);
+      const y = Array.from(b, (c) => c.codePointAt(0)!);
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+      return x.length - y.length;
+    };
+    const alphabet = ["a", "b", "\uFB33", "\uFFFF", "\u{1F600}", "\u{1F601}", "\u{10000}", "\u{20000}", "é", ""];
+    let seed = 7;
+    const pick = () => alphabet[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % alphabet.length]!;
+    const word = () => Array.from({ length: 1 + (seed % 4) }, pick).join("");
+    for (let i = 0; i < 2000; i++) {
+      const a = word();
+      const b = word();
+      expect(Math.sign(compareCodePoints(a, b))).toBe(Math.sign(byCodePoints(a, b)));
+    }
   });
 
   test("refuses what it cannot hold exactly", () => {

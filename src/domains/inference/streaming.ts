@@ -157,6 +157,16 @@ export function serveStream(
   const complete = async (controller: ReadableStreamDefaultController<Uint8Array>, before: string) => {
     // Closed first: a client that leaves while the settle commits is not settled a second time.
     open = false;
+    // What the upstream produced goes out now; only the receipt waits for the settle to commit.
+    // An upstream that answers in one burst (a cached reply, a short completion) would otherwise
+    // hold the client's first byte until the commit.
+    if (before) {
+      try {
+        controller.enqueue(encoder.encode(before));
+      } catch {
+        // the client went away: the settle below still bills what was produced
+      }
+    }
     let tail: string;
     try {
       tail = translator.trailer(await outcomes.completed());
@@ -167,7 +177,7 @@ export function serveStream(
       tail = translator.fail({ type: "internal_error", message: "the call could not be settled; it was not billed" });
     }
     try {
-      controller.enqueue(encoder.encode(before + tail));
+      controller.enqueue(encoder.encode(tail));
       controller.close();
     } catch {
       // the client went away while the settle committed: it is settled all the same
