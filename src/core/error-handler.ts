@@ -109,6 +109,13 @@ function toResponse(code: string | number, error: unknown, request: Request, log
   if (code === "VALIDATION" && (error as ValidationLike).type !== "response") return errorResponse(validationError(error as ValidationLike));
   if (code === "PARSE") return errorResponse(new ApiError(400, "invalid_body", "request body could not be parsed"));
   if (code === "INVALID_COOKIE_SIGNATURE") return errorResponse(new ApiError(400, "invalid_cookie", "a cookie is malformed"));
+  // The client hung up and the work in hand was aborted with it (an upstream fetch, a body read):
+  // nobody will read this answer and nothing went wrong on our side, so no error and no reference.
+  // 499 is the status proxies log for a request the client closed.
+  if (request.signal.aborted) {
+    log.debug("client closed the request before its answer", { method: request.method, path: new URL(request.url).pathname });
+    return errorResponse(new ApiError(499, "client_closed_request", "the client closed the request before it was answered"));
+  }
   const reference = newId("err");
   log.error("unhandled error", {
     reference,

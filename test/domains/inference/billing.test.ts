@@ -157,6 +157,37 @@ describe("a client that disconnects mid-stream", () => {
   });
 });
 
+describe("a client that hangs up on a non-streamed call", () => {
+  test("the upstream call is cancelled, nothing is billed, and it is not logged as an error of ours", async () => {
+    const lines: { level: string; msg: string }[] = [];
+    const keep = (level: string) => (msg: string) => void lines.push({ level, msg });
+    const catalog = (stub: UpstreamStub) => {
+      const base = billingCatalog(stub);
+      const hang = { name: "oa-hang-long", kind: "openai" as const, base_url: stub.openaiBaseUrl, api_key_env: "SVC_TEST_UPSTREAM_KEY", headers: { "x-stub-behaviour": "hang" } };
+      return { providers: [...base.providers, hang], models: [...base.models, { id: "gpt-hang", provider: "oa-hang-long", upstream: "stub-gpt" }] };
+    };
+    const own = await startGateway({ catalog, harness: { log: { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error") } } });
+    try {
+      const gone = new AbortController();
+      const call = fetch(`${own.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${own.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "gpt-hang", messages: ask("hello") }),
+        signal: gone.signal,
+      }).catch((err: unknown) => err);
+      await eventually(() => own.stub.last("/v1/chat/completions") !== undefined);
+      gone.abort();
+      expect(await call).toBeInstanceOf(Error);
+      await eventually(() => own.stub.last("/v1/chat/completions")!.aborted);
+      await eventually(() => balance(own).held_micro_usd === 0);
+      expect(usageEvents(own)).toHaveLength(0);
+      expect(lines.filter((l) => l.level === "error")).toEqual([]);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 describe("upstream failures", () => {
   test("an upstream 500 is a 502 naming the provider, bills nothing and releases the hold (plain and streaming)", async () => {
     const before = { events: usageEvents(g).length, balance: balance(g).balance_micro_usd };
