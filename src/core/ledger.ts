@@ -51,6 +51,24 @@ export interface Hold {
   created_at: number;
   expires_at: number;
   closed_at: number | null;
+  /** Who spends it, for the meter (core/meter.ts): null on holds made without a spender. */
+  key_id?: string | null;
+  key_chain?: string | null;
+  month?: string | null;
+  kind?: string | null;
+  resource?: string | null;
+  run_id?: string | null;
+}
+
+/** The meter's record of who a hold is for, written with the hold (a rotation rewrites key_chain). */
+export interface HoldSpender {
+  keyId: string | null;
+  /** JSON array of the key and its ancestors. */
+  keyChain: string;
+  month: string;
+  kind: string;
+  resource: string | null;
+  runId: string | null;
 }
 
 export interface Ref {
@@ -155,7 +173,7 @@ export class Ledger {
   }
 
   /** Reserves spendable credit for work in flight; expires_at tells the sweeper when the work is presumed dead. */
-  hold(accountId: string, amount: MicroUsd, opts: { expiresAt: number; purpose?: string; ref?: Ref }): Hold {
+  hold(accountId: string, amount: MicroUsd, opts: { expiresAt: number; purpose?: string; ref?: Ref; spender?: HoldSpender }): Hold {
     positive(amount);
     return this.tx.join(() => {
       const totals = this.update(
@@ -164,18 +182,36 @@ export class Ledger {
         accountId,
       );
       if (!totals) throw this.shortfall(accountId, amount);
-      const hold = this.db
-        .query<Hold, [string, string, number, string | null, number, number]>(
-          "INSERT INTO holds (id, account_id, amount_micro_usd, purpose, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
+      const who = opts.spender;
+      const hold: Hold = {
+        id: newOrderedId("hold"),
+        account_id: accountId,
+        amount_micro_usd: amount,
+        status: "open",
+        purpose: opts.purpose ?? null,
+        created_at: this.clock.now(),
+        expires_at: opts.expiresAt,
+        closed_at: null,
+        key_id: who?.keyId ?? null,
+        key_chain: who?.keyChain ?? null,
+        month: who?.month ?? null,
+        kind: who?.kind ?? null,
+        resource: who?.resource ?? null,
+        run_id: who?.runId ?? null,
+      };
+      this.db
+        .query(
+          `INSERT INTO holds (id, account_id, amount_micro_usd, purpose, created_at, expires_at, key_id, key_chain, month, kind, resource, run_id)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .get(newOrderedId("hold"), accountId, amount, opts.purpose ?? null, this.clock.now(), opts.expiresAt)!;
+        .run(hold.id, accountId, amount, hold.purpose, hold.created_at, hold.expires_at, hold.key_id ?? null, hold.key_chain ?? null, hold.month ?? null, hold.kind ?? null, hold.resource ?? null, hold.run_id ?? null);
       this.append(accountId, "hold", amount, totals, hold.id, opts.ref ?? {});
       return hold;
     });
   }
 
   /** Settles a hold: debits `amount` (at most the hold) and releases the rest, atomically. */
-  capture(holdId: string, amount: MicroUsd, ref: Ref = {}): { debit: LedgerEntry | null; release: LedgerEntry | null } {
+  capture(holdId: string, amount: MicroUsd, ref: Ref = {}): { debit: LedgerEntry | null; release: LedgerEntry | null; hold: Hold } {
     assertMicroUsd(amount);
     if (amount < 0) throw new RangeError("a capture cannot be negative");
     return this.tx.join(() => {
@@ -191,7 +227,7 @@ export class Ledger {
       const debit = amount > 0 ? this.append(hold.account_id, "debit", amount, { balance_micro_usd: totals.balance_micro_usd, held_micro_usd: totals.held_micro_usd + rest }, hold.id, ref) : null;
       const release = rest > 0 ? this.append(hold.account_id, "release", rest, totals, hold.id, ref) : null;
       this.changed(hold.account_id, totals, -amount);
-      return { debit, release };
+      return { debit, release, hold };
     });
   }
 

@@ -26,7 +26,7 @@ import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
 import { ApiError } from "./errors.ts";
 import { newOrderedId } from "./ids.ts";
-import { type Ledger } from "./ledger.ts";
+import { type Hold, type Ledger } from "./ledger.ts";
 import { assertMicroUsd, type MicroUsd } from "./money.ts";
 import type { Outbox } from "./outbox.ts";
 import type { Bus } from "./bus.ts";
@@ -286,15 +286,13 @@ export class Meter {
           return { trip: key.id };
         }
       }
+      const ids = chain.map((k) => k.id);
+      const spender = { keyId: input.keyId, keyChain: JSON.stringify(ids), month, kind: input.kind, resource: input.resource ?? null, runId: input.runId ?? null };
       const hold =
         input.amount > 0
-          ? this.ledger.hold(input.accountId, input.amount, { expiresAt: now + (input.holdTtlMs ?? DEFAULT_HOLD_TTL_MS), purpose: input.kind, ref: { type: input.kind, id: input.resource ?? undefined } })
+          ? this.ledger.hold(input.accountId, input.amount, { expiresAt: now + (input.holdTtlMs ?? DEFAULT_HOLD_TTL_MS), purpose: input.kind, ref: { type: input.kind, id: input.resource ?? undefined }, spender })
           : null;
-      const ids = chain.map((k) => k.id);
       if (hold) {
-        this.db
-          .query("UPDATE holds SET key_id = ?, key_chain = ?, month = ?, kind = ?, resource = ?, run_id = ? WHERE id = ?")
-          .run(input.keyId, JSON.stringify(ids), month, input.kind, input.resource ?? null, input.runId ?? null, hold.id);
         for (const id of ids) {
           this.db
             .query("INSERT INTO key_spend (key_id, month, held_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, month) DO UPDATE SET held_micro_usd = held_micro_usd + excluded.held_micro_usd")
@@ -330,10 +328,11 @@ export class Meter {
     const units = { ...details.units };
     return this.tx.join(() => {
       let billed = cost;
+      let closed: Hold | null = null;
       if (cost <= r.amount) {
-        if (r.holdId) this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined });
+        if (r.holdId) closed = this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined }).hold;
       } else {
-        if (r.holdId) this.ledger.capture(r.holdId, r.amount, { type: r.kind, id: r.resource ?? undefined });
+        if (r.holdId) closed = this.ledger.capture(r.holdId, r.amount, { type: r.kind, id: r.resource ?? undefined }).hold;
         const extra = cost - r.amount;
         const take = Math.min(extra, this.ledger.balance(r.accountId).spendable_micro_usd);
         if (take > 0) this.ledger.debit(r.accountId, take, { type: r.kind, id: r.resource ?? undefined, memo: "usage above its reservation" });
@@ -341,7 +340,7 @@ export class Meter {
         if (take < extra) units.uncharged_micro_usd = extra - take;
       }
       cost = billed;
-      this.moveChain(r, cost, now);
+      this.moveChain(r, cost, now, closed);
       const usageEventId = details.usageEventId ?? newOrderedId("use");
       const row = this.db
         .query<{ seq: number }, (string | number | null)[]>(
@@ -503,9 +502,9 @@ export class Meter {
    * `spent`. The chain is read from the hold, not the caller's copy: rotating a key while its
    * work is in flight rewrites the hold's chain to the replacement.
    */
-  private moveChain(r: Reservation, cost: MicroUsd, now: number): void {
+  private moveChain(r: Reservation, cost: MicroUsd, now: number, closed: Hold | null = null): void {
     if (!r.holdId) return;
-    const recorded = this.db.query<{ key_chain: string | null; month: string | null }, [string]>("SELECT key_chain, month FROM holds WHERE id = ?").get(r.holdId);
+    const recorded = closed ?? this.db.query<{ key_chain: string | null; month: string | null }, [string]>("SELECT key_chain, month FROM holds WHERE id = ?").get(r.holdId);
     const chain = recorded?.key_chain ? (JSON.parse(recorded.key_chain) as string[]) : r.chain;
     const month = recorded?.month ?? r.month;
     for (const id of chain) {
