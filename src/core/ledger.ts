@@ -183,6 +183,7 @@ export class Ledger {
       );
       if (!totals) throw this.shortfall(accountId, amount);
       const who = opts.spender;
+      const spender = { key_id: who?.keyId ?? null, key_chain: who?.keyChain ?? null, month: who?.month ?? null, kind: who?.kind ?? null, resource: who?.resource ?? null, run_id: who?.runId ?? null };
       const hold: Hold = {
         id: newOrderedId("hold"),
         account_id: accountId,
@@ -192,19 +193,14 @@ export class Ledger {
         created_at: this.clock.now(),
         expires_at: opts.expiresAt,
         closed_at: null,
-        key_id: who?.keyId ?? null,
-        key_chain: who?.keyChain ?? null,
-        month: who?.month ?? null,
-        kind: who?.kind ?? null,
-        resource: who?.resource ?? null,
-        run_id: who?.runId ?? null,
+        ...spender,
       };
       this.db
         .query(
           `INSERT INTO holds (id, account_id, amount_micro_usd, purpose, created_at, expires_at, key_id, key_chain, month, kind, resource, run_id)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(hold.id, accountId, amount, hold.purpose, hold.created_at, hold.expires_at, hold.key_id ?? null, hold.key_chain ?? null, hold.month ?? null, hold.kind ?? null, hold.resource ?? null, hold.run_id ?? null);
+        .run(hold.id, accountId, amount, hold.purpose, hold.created_at, hold.expires_at, spender.key_id, spender.key_chain, spender.month, spender.kind, spender.resource, spender.run_id);
       this.append(accountId, "hold", amount, totals, hold.id, opts.ref ?? {});
       return hold;
     });

@@ -328,11 +328,9 @@ export class Meter {
     const units = { ...details.units };
     return this.tx.join(() => {
       let billed = cost;
-      let closed: Hold | null = null;
-      if (cost <= r.amount) {
-        if (r.holdId) closed = this.ledger.capture(r.holdId, cost, { type: r.kind, id: r.resource ?? undefined }).hold;
-      } else {
-        if (r.holdId) closed = this.ledger.capture(r.holdId, r.amount, { type: r.kind, id: r.resource ?? undefined }).hold;
+      // The hold pays up to its amount; above it, spendable credit as far as it goes.
+      const closed = r.holdId ? this.ledger.capture(r.holdId, Math.min(cost, r.amount), { type: r.kind, id: r.resource ?? undefined }).hold : null;
+      if (cost > r.amount) {
         const extra = cost - r.amount;
         const take = Math.min(extra, this.ledger.balance(r.accountId).spendable_micro_usd);
         if (take > 0) this.ledger.debit(r.accountId, take, { type: r.kind, id: r.resource ?? undefined, memo: "usage above its reservation" });

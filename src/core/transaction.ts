@@ -15,6 +15,15 @@
  */
 import type { Db } from "./db.ts";
 
+interface Statements {
+  begin: string;
+  end: string;
+  undo: string[];
+}
+
+const TRANSACTION: Statements = { begin: "BEGIN IMMEDIATE", end: "COMMIT", undo: ["ROLLBACK"] };
+const SAVEPOINT: Statements = { begin: "SAVEPOINT svc_tx", end: "RELEASE svc_tx", undo: ["ROLLBACK TO svc_tx", "RELEASE svc_tx"] };
+
 /** The most calls one group commit runs; the rest wait for the next turn (bounds how long one transaction holds the loop). */
 const MAX_GROUP = 128;
 
@@ -41,14 +50,9 @@ export class Transactions {
     if (this.hooks) {
       // Nested: a savepoint; forget the hooks it added if it rolls back.
       const mark = this.hooks.length;
-      this.db.query("SAVEPOINT svc_tx").run();
       try {
-        const result = fn();
-        this.db.query("RELEASE svc_tx").run();
-        return result;
+        return this.atomically(SAVEPOINT, fn);
       } catch (err) {
-        this.db.query("ROLLBACK TO svc_tx").run();
-        this.db.query("RELEASE svc_tx").run();
         this.hooks.length = mark;
         throw err;
       }
@@ -56,28 +60,33 @@ export class Transactions {
     this.hooks = [];
     let result: T;
     let hooks: (() => void)[];
-    // The statements by hand rather than db.transaction(fn): that builds five wrapper functions
-    // per call, which the money path paid twice per request (bench/README.md).
-    // Inside a transaction opened without us (db.transaction in an area's engine): a savepoint.
-    const [begin, end, undo] = this.db.inTransaction ? ["SAVEPOINT svc_tx", "RELEASE svc_tx", "ROLLBACK TO svc_tx"] : ["BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"];
     try {
-      this.db.query(begin).run();
-      try {
-        result = fn();
-        this.db.query(end).run();
-      } catch (err) {
-        if (this.db.inTransaction) {
-          this.db.query(undo).run();
-          if (undo !== "ROLLBACK") this.db.query(end).run();
-        }
-        throw err;
-      }
+      // Inside a transaction opened without us (db.transaction in an area's engine): a savepoint.
+      result = this.atomically(this.db.inTransaction ? SAVEPOINT : TRANSACTION, fn);
     } finally {
       hooks = this.hooks;
       this.hooks = null;
     }
     for (const hook of hooks) hook();
     return result;
+  }
+
+  /**
+   * fn between the statements that open and close a transaction or savepoint, undone if it throws.
+   * The statements are issued here rather than through db.transaction(fn), which builds five
+   * wrapper functions per call — paid twice per metered request (bench/README.md).
+   */
+  private atomically<T>(s: Statements, fn: () => T): T {
+    this.db.query(s.begin).run();
+    try {
+      const result = fn();
+      this.db.query(s.end).run();
+      return result;
+    } catch (err) {
+      // A failed COMMIT may already have ended the transaction.
+      if (this.db.inTransaction) for (const undo of s.undo) this.db.query(undo).run();
+      throw err;
+    }
   }
 
   /**
