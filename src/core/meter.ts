@@ -194,6 +194,9 @@ export class Meter {
   private prepareHook: PrepareHook | null = null;
   /** The breaker limit for keys without their own; the keys area sets it from its config (off until then). */
   private defaultBreakerPerMinute: () => MicroUsd = () => 0;
+  /** Reservations made here by reserveGrouped and not yet settled or released (see inFlight). */
+  private readonly unsettled = new WeakSet<Reservation>();
+  private unsettledCount = 0;
 
   constructor(
     private readonly db: Db,
@@ -238,7 +241,24 @@ export class Meter {
   /** reserve, group-committed with the meter calls of other requests in flight (Transactions.grouped). */
   async reserveGrouped(input: ReserveInput): Promise<Reservation> {
     checkAmount(input);
-    return this.outcome(await this.tx.grouped(() => this.decide(input)));
+    const reservation = this.outcome(await this.tx.grouped(() => this.decide(input)));
+    this.unsettled.add(reservation);
+    this.unsettledCount++;
+    return reservation;
+  }
+
+  /**
+   * Metered calls of this process between their grouped reserve and their settle or release: how
+   * many calls share the event loop now. A hint for choosing where to do work (the receipts area
+   * signs a lone call's receipt inline, where a thread's round trip would only add latency), never
+   * for money: a reservation abandoned without a settle or release stays counted.
+   */
+  get inFlight(): number {
+    return this.unsettledCount;
+  }
+
+  private settling(r: Reservation): void {
+    if (this.unsettled.delete(r)) this.unsettledCount--;
   }
 
   /**
@@ -326,6 +346,7 @@ export class Meter {
     const now = details.at ?? this.clock.now();
     const status = details.status ?? "succeeded";
     const units = { ...details.units };
+    this.settling(r);
     return this.tx.join(() => {
       let billed = cost;
       // The hold pays up to its amount; above it, spendable credit as far as it goes.
@@ -357,6 +378,7 @@ export class Meter {
   /** The work failed or never ran: nothing is charged and the reservation is returned. */
   release(r: Reservation): void {
     const now = this.clock.now();
+    this.settling(r);
     this.tx.join(() => {
       if (r.holdId) this.ledger.release(r.holdId, { type: r.kind, memo: "released" });
       this.moveChain(r, 0, now);
