@@ -54,6 +54,7 @@ import m0047 from "./0047_legacy.sql" with { type: "text" };
 import m0048 from "./0048_vault.sql" with { type: "text" };
 import m0049 from "./0049_launches.sql" with { type: "text" };
 import m0050 from "./0050_treasury_spends.sql" with { type: "text" };
+import m0051 from "./0051_money_path_indexes.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -113,4 +114,5 @@ export const migrations: Migration[] = [
   { version: 48, name: "0048_vault", sql: m0048 },
   { version: 49, name: "0049_launches", sql: m0049 },
   { version: 50, name: "0050_treasury_spends", sql: m0050 },
+  { version: 51, name: "0051_money_path_indexes", sql: m0051 },
 ];

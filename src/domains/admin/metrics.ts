@@ -4,7 +4,7 @@
  * grants are adjustments and do not count). Spend is the sum of debit entries per window.
  */
 import { isoTime } from "../../core/clock.ts";
-import type { EntryKind } from "../../core/ledger.ts";
+import type { IndexedKind } from "../../core/ledger.ts";
 import type { Context } from "../../context.ts";
 import { accountCounts } from "../accounts/index.ts";
 
@@ -26,8 +26,8 @@ export function adminMetrics(ctx: Context): AdminMetrics {
   const now = ctx.clock.now();
   const accounts = accountCounts(ctx);
   const paying = ctx.ledger.payingAccounts();
-  const sum = (kind: EntryKind, since: number) => ctx.ledger.sumOf(kind, since);
-  const byWindow = (kind: EntryKind): Record<Window, number> => ({
+  const sum = (kind: IndexedKind, since: number) => ctx.ledger.sumOf(kind, since);
+  const byWindow = (kind: IndexedKind): Record<Window, number> => ({
     "24h": sum(kind, now - WINDOWS["24h"]),
     "7d": sum(kind, now - WINDOWS["7d"]),
     "30d": sum(kind, now - WINDOWS["30d"]),
