@@ -99,6 +99,23 @@ describe("ledger", () => {
     expect(h.ctx.ledger.expiredHolds(h.clock.now()).map((x) => x.id)).toEqual([a.id]);
   });
 
+  test("sums by kind count credits, debits and adjustments only where they happened, through the partial index the metered rows stay out of", () => {
+    h = makeHarness();
+    const { id } = createAccount(h.ctx);
+    const L = h.ctx.ledger;
+    L.credit(id, 1_000);
+    const hold = L.hold(id, 300, { expiresAt: h.clock.now() + 1_000 });
+    L.capture(hold.id, 200);
+    L.adjust(id, -50);
+    expect([L.sumOf("credit"), L.sumOf("debit"), L.adjustmentsSince(0), L.payingAccounts()]).toEqual([1_000, 200, { granted: 0, taken: 50 }, 1]);
+    expect(L.debitedSince([id], 0).get(id)).toBe(200);
+    // The hold, captured, left the open-holds index; the sweeper's query still finds only open ones.
+    expect(L.expiredHolds(h.clock.now() + 5_000)).toEqual([]);
+    const plan = (sql: string) => h.ctx.db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => r.detail).join(" | ");
+    expect(plan("SELECT * FROM holds WHERE status = 'open' AND expires_at <= 0 ORDER BY expires_at")).toContain("holds_open_expiry");
+    expect(plan("SELECT sum(amount_micro_usd) FROM ledger_entries WHERE kind = 'debit' AND created_at >= 0 AND kind IN ('credit', 'debit', 'adjustment')")).toContain("ledger_kind_time");
+  });
+
   test("four processes racing for one balance never reserve more than it holds", async () => {
     h = makeHarness();
     const { id } = createAccount(h.ctx);
