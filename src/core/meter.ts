@@ -92,6 +92,8 @@ export interface SettleInfo {
   receiptId?: string;
   /** What the prepare hook made before the transaction (a receipt signed off the event loop), if anything. */
   prepared?: unknown;
+  /** The caller's response is still being written while this settles (a stream's content): keep the event loop free. */
+  responding?: boolean;
 }
 
 export type SettleHook = (info: SettleInfo) => { receipt?: SettledReceipt } | void;
@@ -114,6 +116,8 @@ export interface SettleDetails {
   units?: Record<string, unknown>;
   status?: string;
   receiptId?: string;
+  /** A stream's settle: its content is on its way to the client (SettleInfo.responding). */
+  responding?: boolean;
   /** Chosen before the transaction by settleGrouped, so a prepare hook worked on the same values. */
   at?: number;
   usageEventId?: string;
@@ -270,7 +274,7 @@ export class Meter {
     const at = this.clock.now();
     const usageEventId = newOrderedId("use");
     const status = details.status ?? "succeeded";
-    const preparing = this.prepareHook?.({ reservation: r, cost, usageEventId, units: { ...details.units }, status, at, receiptId: details.receiptId }) ?? null;
+    const preparing = this.prepareHook?.({ reservation: r, cost, usageEventId, units: { ...details.units }, status, at, receiptId: details.receiptId, responding: details.responding }) ?? null;
     const prepared = preparing ? await preparing.catch(() => undefined) : undefined;
     return this.tx.grouped(() => {
       const settlement = this.settle(r, cost, { ...details, at, usageEventId, prepared });

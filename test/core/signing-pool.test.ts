@@ -54,6 +54,19 @@ describe("signing pool", () => {
     expect(h.ctx.meter.inFlight).toBe(0);
   });
 
+  test("a lone stream's settle still signs on the thread: the loop stays free to write the content sent before it", async () => {
+    h = makeHarness();
+    const counting = countingPool();
+    pool = counting.pool;
+    h.ctx.signingPool = pool;
+    const account = createAccount(h.ctx).id;
+    h.ctx.ledger.credit(account, 10_000, { type: "deposit" });
+    const r = await h.ctx.meter.reserveGrouped({ accountId: account, keyId: null, amount: 1000, kind: "bench" });
+    const s = await h.ctx.meter.settleGrouped(r, 600, { responding: true });
+    expect(counting.signed()).toBe(1);
+    expect(receiptRow(s.receipt!.id).signature).toBe(s.receipt!.signature);
+  });
+
   test("released and settled reservations leave the count once, however they end", async () => {
     h = makeHarness();
     const account = createAccount(h.ctx).id;

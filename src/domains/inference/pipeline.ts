@@ -265,7 +265,10 @@ function charge(p: PreparedCall, answered: Answered, usage: TokenUsage, status: 
 
 /** A stream's settle, group-committed with the other calls in flight; its closing receipt comment waits for it. */
 function settle(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, usage: TokenUsage, status: string): Promise<Settlement> {
-  return ctx.meter.settleGrouped(r, ...charge(p, answered, usage, status));
+  const [cost, details] = charge(p, answered, usage, status);
+  // The content went out just before: the loop must stay free to write it (a receipt signed
+  // inline here would hold the first byte back until the settle committed).
+  return ctx.meter.settleGrouped(r, cost, { ...details, responding: true });
 }
 
 function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, signal: AbortSignal): Response {

@@ -95,13 +95,14 @@ function receiptPayload(input: MintInput, id: string): Record<string, unknown> {
 /**
  * The settle's prepare hook (core/meter.ts PrepareHook): with a signing pool (svc serve on a
  * machine with a core to spare), the receipt the settle is about to mint is signed on a worker
- * while the event loop serves other calls. null without a pool, or when this call is the only
- * one in flight (the loop has nothing else to do meanwhile, and the round trip to the thread and
- * back cost more than the ~0.14 ms signature: bench/README.md): mintReceipt signs inline.
+ * while the event loop serves other calls — or writes this call's own streamed content. null
+ * without a pool, or when this call is the only one in flight and has no response to write
+ * meanwhile (the round trip to the thread and back cost more than the ~0.14 ms signature:
+ * bench/README.md): mintReceipt signs inline.
  */
 function prepareReceipt(ctx: Context, input: MintInput): Promise<PreparedReceipt> | null {
   const pool = ctx.signingPool;
-  if (!pool || ctx.meter.inFlight <= 1) return null;
+  if (!pool || (ctx.meter.inFlight <= 1 && !input.responding)) return null;
   const id = input.receiptId ?? newOrderedId("rcpt");
   const statement = statementOf(receiptPayload(input, id));
   return ctx.signer.signOn(pool, statement).then(({ signature, signer }) => ({ id, statement, signature, signer }));
