@@ -261,7 +261,7 @@ export class Meter {
     return this.unsettledCount;
   }
 
-  private settling(r: Reservation): void {
+  private leaveInFlight(r: Reservation): void {
     if (this.unsettled.delete(r)) this.unsettledCount--;
   }
 
@@ -350,7 +350,7 @@ export class Meter {
     const now = details.at ?? this.clock.now();
     const status = details.status ?? "succeeded";
     const units = { ...details.units };
-    this.settling(r);
+    this.leaveInFlight(r);
     return this.tx.join(() => {
       let billed = cost;
       // The hold pays up to its amount; above it, spendable credit as far as it goes.
@@ -382,7 +382,7 @@ export class Meter {
   /** The work failed or never ran: nothing is charged and the reservation is returned. */
   release(r: Reservation): void {
     const now = this.clock.now();
-    this.settling(r);
+    this.leaveInFlight(r);
     this.tx.join(() => {
       if (r.holdId) this.ledger.release(r.holdId, { type: r.kind, memo: "released" });
       this.moveChain(r, 0, now);
