@@ -242,10 +242,27 @@ export class Meter {
     return this.outcome(this.decide(input));
   }
 
-  /** reserve, group-committed with the meter calls of other requests in flight (Transactions.grouped). */
-  async reserveGrouped(input: ReserveInput): Promise<Reservation> {
+  /**
+   * reserve, group-committed with the meter calls of other requests in flight (Transactions.grouped).
+   *
+   * `start`: the work to begin as soon as the reservation is decided — called inside its
+   * transaction, after every check passed and the hold is written, before the COMMIT, so the
+   * commit's cost (its pages, a checkpoint now and then) overlaps the work instead of preceding
+   * it. It must only start work (a fetch handed to the runtime's HTTP thread), never touch the
+   * database or wait. Safe because the write lock is held from the checks to the COMMIT: no
+   * other process can reserve the same credit in between. If the COMMIT fails, this rejects and
+   * the caller must abort what it started; a crash before it loses the hold, never money — the
+   * work is then unbilled, as for a crash at any later point before its settle.
+   */
+  async reserveGrouped(input: ReserveInput, start?: (r: Reservation) => void): Promise<Reservation> {
     checkAmount(input);
-    const reservation = this.outcome(await this.tx.grouped(() => this.decide(input)));
+    const reservation = this.outcome(
+      await this.tx.grouped(() => {
+        const decision = this.decide(input);
+        if (start && "reservation" in decision) start(decision.reservation);
+        return decision;
+      }),
+    );
     this.unsettled.add(reservation);
     this.unsettledCount++;
     return reservation;

@@ -2,6 +2,7 @@
  * The meter: reserve → settle/release under credit, caps up the delegation chain, the circuit
  * breaker and key constraints. Concurrency is proven with separate OS processes on one database.
  */
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { ApiError } from "../../src/core/errors.ts";
 import type { Reservation } from "../../src/core/meter.ts";
@@ -100,6 +101,57 @@ describe("reserve and settle", () => {
     expect(h.ctx.meter.sweep()).toBe(1);
     expect(h.ctx.ledger.balance(account).held_micro_usd).toBe(0);
     expect(spend(key.id).held).toBe(0);
+  });
+});
+
+describe("work started with its reservation (reserveGrouped's start)", () => {
+  test("starts inside the reservation's transaction, after the hold is written and before the COMMIT", async () => {
+    h = makeHarness();
+    const account = funded(10 * USD);
+    const seen: { inTransaction: boolean; held: number; committed: number }[] = [];
+    const r = await h.ctx.meter.reserveGrouped({ accountId: account, keyId: null, amount: 2 * USD, kind: "x" }, () => {
+      // Another connection sees only what is committed: the hold is written here but not yet durable.
+      const other = new Database(h.ctx.paths.db, { readonly: true });
+      const committed = other.query<{ held: number }, [string]>("SELECT held_micro_usd AS held FROM accounts WHERE id = ?").get(account)!.held;
+      other.close();
+      seen.push({ inTransaction: h.ctx.db.inTransaction, held: h.ctx.ledger.balance(account).held_micro_usd, committed });
+    });
+    expect(seen).toEqual([{ inTransaction: true, held: 2 * USD, committed: 0 }]);
+    expect(h.ctx.db.inTransaction).toBe(false);
+    expect(h.ctx.ledger.getHold(r.holdId!)!.status).toBe("open");
+    await h.ctx.meter.releaseGrouped(r);
+  });
+
+  test("a refused reservation starts nothing: no credit, a spend cap, a frozen key", async () => {
+    h = makeHarness();
+    const account = funded(USD);
+    const capped = mintKey(h.ctx, { accountId: account, monthlyCap: 100 }).view;
+    const frozen = mintKey(h.ctx, { accountId: account }).view;
+    h.ctx.db.query("UPDATE api_keys SET frozen_at = 1 WHERE id = ?").run(frozen.id);
+    let started = 0;
+    const start = () => void started++;
+    for (const [keyId, amount, type] of [
+      [null, 2 * USD, "insufficient_credit"],
+      [capped.id, 1000, "spend_cap_reached"],
+      [frozen.id, 1000, "circuit_breaker_tripped"],
+    ] as const) {
+      const err = await h.ctx.meter.reserveGrouped({ accountId: account, keyId, amount, kind: "x" }, start).catch((e: unknown) => e);
+      expect((err as ApiError).type).toBe(type);
+    }
+    expect(started).toBe(0);
+  });
+
+  test("a start that throws undoes the reservation: the caller gets its error, nothing stays held", async () => {
+    h = makeHarness();
+    const account = funded(USD);
+    const err = await h.ctx.meter
+      .reserveGrouped({ accountId: account, keyId: null, amount: 1000, kind: "x" }, () => {
+        throw new Error("could not start");
+      })
+      .catch((e: unknown) => e);
+    expect((err as Error).message).toBe("could not start");
+    expect(h.ctx.ledger.balance(account)).toEqual({ balance_micro_usd: USD, held_micro_usd: 0, spendable_micro_usd: USD });
+    expect(h.ctx.db.query("SELECT count(*) AS n FROM holds WHERE account_id = ?").get(account)).toEqual({ n: 0 });
   });
 });
 
@@ -215,10 +267,10 @@ describe("concurrency (separate processes, one database)", () => {
       procs.map(async (p) => {
         const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
         if (code !== 0) throw new Error(`worker failed: ${err}`);
-        return JSON.parse(out) as { won: Reservation[]; refused: Record<string, number> };
+        return JSON.parse(out) as { won: Reservation[]; refused: Record<string, number>; started: number };
       }),
     );
-    return { won: results.flatMap((r) => r.won), refused: results.map((r) => r.refused) };
+    return { won: results.flatMap((r) => r.won), refused: results.map((r) => r.refused), started: results.reduce((n, r) => n + r.started, 0) };
   }
 
   test("100 concurrent reservations from four sibling keys under one capped parent: exactly the cap's worth succeed", async () => {
@@ -249,11 +301,12 @@ describe("concurrency (separate processes, one database)", () => {
     expect(after.balance_micro_usd).toBeGreaterThanOrEqual(0);
   }, 30_000);
 
-  test("group commit: 4 processes each firing 50 grouped reservations at once against a balance that covers 50: exactly 50 succeed", async () => {
+  test("group commit: 4 processes each firing 50 grouped reservations at once against a balance that covers 50: exactly 50 succeed and start their work", async () => {
     h = makeHarness();
     const account = funded(50 * USD);
-    const { won, refused } = await race(null, account, 4, 50, USD, "grouped");
+    const { won, refused, started } = await race(null, account, 4, 50, USD, "grouped");
     expect(won.length).toBe(50);
+    expect(started).toBe(50); // work started before each COMMIT, only for the reservations that won
     expect(refused.reduce((n, r) => n + (r.insufficient_credit ?? 0), 0)).toBe(150);
     expect(new Set(won.map((r) => r.holdId)).size).toBe(50);
     expect(h.ctx.ledger.balance(account)).toEqual({ balance_micro_usd: 50 * USD, held_micro_usd: 50 * USD, spendable_micro_usd: 0 });
@@ -266,8 +319,9 @@ describe("concurrency (separate processes, one database)", () => {
     const account = funded(1_000 * USD);
     const parent = mintKey(h.ctx, { accountId: account, monthlyCap: 50 * USD, breakerPerMinute: 0 }).view;
     const siblings = Array.from({ length: 4 }, () => delegateKey(h.ctx, parent.id, {}).view.id);
-    const { won, refused } = await race(siblings, account, 4, 25, USD, "grouped");
+    const { won, refused, started } = await race(siblings, account, 4, 25, USD, "grouped");
     expect(won.length).toBe(50);
+    expect(started).toBe(50);
     expect(refused.reduce((n, r) => n + (r.spend_cap_reached ?? 0), 0)).toBe(50);
     expect(spend(parent.id)).toEqual({ spent: 0, held: 50 * USD });
     // The cap's trace (its event, once) committed with the group even though those reservations were refused.

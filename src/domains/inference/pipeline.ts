@@ -189,7 +189,7 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
  * there is one); anything else — the upstream rejected the request, the client went away — is
  * thrown. A provider the request cannot be translated for is passed over as well.
  */
-export async function callWithFallback(ctx: Context, p: PreparedCall, signal: AbortSignal): Promise<Answered> {
+export async function callWithFallback(ctx: Context, p: PreparedCall, signal: AbortSignal, started?: Promise<Response>): Promise<Answered> {
   const skipped: string[] = [];
   let lastError: unknown = null;
   for (const [i, provider] of p.providers.entries()) {
@@ -201,7 +201,8 @@ export async function callWithFallback(ctx: Context, p: PreparedCall, signal: Ab
       continue;
     }
     try {
-      const response = await provider.adapter.request(plan.endpoint, plan.body, { signal, stream: p.call.stream, headers: plan.headers });
+      // The first provider's call may already be on its way (started with the reservation: reserveAndStart).
+      const response = await (i === 0 && started ? started : provider.adapter.request(plan.endpoint, plan.body, { signal, stream: p.call.stream, headers: plan.headers }));
       if (p.call.stream) return { provider, endpoint: plan.endpoint, response, fallbackFrom: skipped };
       const text = await response.text();
       let parsed: unknown;
@@ -311,21 +312,45 @@ function readReply(p: PreparedCall, answered: Answered): Reply {
   }
 }
 
-/** The reservation for a prepared call. */
-function reserveFor(ctx: Context, p: PreparedCall, req: InferenceRequest): Promise<Reservation> {
+/**
+ * The reservation for a prepared call, and its call to the first provider, started inside the
+ * reservation's transaction once the checks passed (Meter.reserveGrouped's `start`): the
+ * reservation's COMMIT runs while the request travels instead of before it. A reservation
+ * refused starts nothing, so a refused account's prompt never reaches an upstream; one whose
+ * commit fails aborts the call it started.
+ */
+async function reserveAndStart(ctx: Context, p: PreparedCall, req: InferenceRequest): Promise<{ reservation: Reservation; started: Promise<Response> | undefined }> {
   const timeouts = p.providers.reduce((sum, provider) => sum + provider.config.timeout_secs * 1000, 0);
+  const abort = new AbortController();
+  let started: Promise<Response> | undefined;
+  const start = () => {
+    const plan = p.firstPlan;
+    if (!plan) return;
+    started = p.providers[0]!.adapter.request(plan.endpoint, plan.body, { signal: AbortSignal.any([req.signal, abort.signal]), stream: p.call.stream, headers: plan.headers });
+    // callWithFallback awaits it; a failure before then must not surface as an unhandled rejection.
+    started.catch(() => {});
+  };
   // Grouped: under load, the reservations and settlements of the calls in flight share one commit (core/transaction.ts).
-  return ctx.meter.reserveGrouped({
-    accountId: req.principal.accountId,
-    keyId: req.principal.keyId,
-    amount: p.amount,
-    kind: "inference",
-    resource: p.call.model.id,
-    resourceType: "model",
-    runId: p.options.runId,
-    // The sweeper must not release a hold whose call may still be running: every provider's whole timeout, and a minute.
-    holdTtlMs: Math.max(DEFAULT_HOLD_TTL_MS, timeouts + 60_000),
-  });
+  const reserving = ctx.meter.reserveGrouped(
+    {
+      accountId: req.principal.accountId,
+      keyId: req.principal.keyId,
+      amount: p.amount,
+      kind: "inference",
+      resource: p.call.model.id,
+      resourceType: "model",
+      runId: p.options.runId,
+      // The sweeper must not release a hold whose call may still be running: every provider's whole timeout, and a minute.
+      holdTtlMs: Math.max(DEFAULT_HOLD_TTL_MS, timeouts + 60_000),
+    },
+    start,
+  );
+  try {
+    return { reservation: await reserving, started };
+  } catch (err) {
+    abort.abort(err);
+    throw err;
+  }
 }
 
 /** A failed call bills nothing: its hold goes back (the caller still gets the call's own error). */
@@ -345,11 +370,11 @@ function settleReply(ctx: Context, p: PreparedCall, reservation: Reservation, an
 /** The whole call for one route: the Response to send (an error is thrown as an ApiError). */
 export async function serveInference(ctx: Context, dialect: Dialect, req: InferenceRequest): Promise<Response> {
   const p = prepare(ctx, dialect, req);
-  const reservation = await reserveFor(ctx, p, req);
+  const { reservation, started } = await reserveAndStart(ctx, p, req);
   let answered: Answered;
   let reply: Reply | null = null;
   try {
-    answered = await callWithFallback(ctx, p, req.signal);
+    answered = await callWithFallback(ctx, p, req.signal, started);
     if (p.call.stream) return streamed(ctx, p, reservation, answered, req.signal);
     reply = readReply(p, answered);
   } catch (err) {
@@ -375,12 +400,12 @@ export async function completeCall<T>(
 ): Promise<{ value: T; settlement: Settlement; reservation: Reservation; usage: TokenUsage }> {
   const p = prepare(ctx, dialect, req);
   if (p.call.stream) throw invalidField("stream", "is not supported here");
-  const reservation = await reserveFor(ctx, p, req);
+  const { reservation, started } = await reserveAndStart(ctx, p, req);
   let answered: Answered;
   let reply: Reply;
   let value: T;
   try {
-    answered = await callWithFallback(ctx, p, req.signal);
+    answered = await callWithFallback(ctx, p, req.signal, started);
     reply = readReply(p, answered);
     value = accept(answered.reply!.json, answered.provider.name, reply);
   } catch (err) {

@@ -157,16 +157,63 @@ describe("a client that disconnects mid-stream", () => {
   });
 });
 
+/** billingCatalog and gpt-hang: an upstream that never answers, within a timeout (the default, minutes) no test waits for. */
+function hangingCatalog(stub: UpstreamStub) {
+  const base = billingCatalog(stub);
+  const hang = { name: "oa-hang-long", kind: "openai" as const, base_url: stub.openaiBaseUrl, api_key_env: "SVC_TEST_UPSTREAM_KEY", headers: { "x-stub-behaviour": "hang" } };
+  return { providers: [...base.providers, hang], models: [...base.models, { id: "gpt-hang", provider: "oa-hang-long", upstream: "stub-gpt" }] };
+}
+
+describe("the upstream call starts inside its reservation's transaction", () => {
+  test("when that transaction's COMMIT fails, the call it started is aborted, the client gets an error, nothing is held or billed", async () => {
+    const own = await startGateway({ catalog: hangingCatalog });
+    try {
+      const { ctx } = own.h;
+      // A deferred foreign-key violation passes every statement and fails only at COMMIT.
+      ctx.db.run("CREATE TABLE commit_probe (account_id TEXT REFERENCES accounts (id))");
+      const grouped = ctx.tx.grouped.bind(ctx.tx);
+      ctx.tx.grouped = ((fn: () => unknown) => {
+        ctx.tx.grouped = grouped;
+        return grouped(() => {
+          const value = fn();
+          ctx.db.run("PRAGMA defer_foreign_keys = ON");
+          ctx.db.run("INSERT INTO commit_probe (account_id) VALUES ('acct_missing')");
+          return value;
+        });
+      }) as typeof ctx.tx.grouped;
+      // The upstream calls svc makes, seen at fetch: whether each was cancelled.
+      const upstreamCalls: AbortSignal[] = [];
+      const realFetch = globalThis.fetch;
+      globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+        if (String(input).startsWith(own.stub.openaiBaseUrl)) upstreamCalls.push(init!.signal!);
+        return realFetch(input, init);
+      }) as typeof fetch;
+      const before = balance(own);
+      let res: Response;
+      try {
+        res = await own.post("/v1/chat/completions", { model: "gpt-hang", messages: ask("hello") });
+      } finally {
+        globalThis.fetch = realFetch;
+      }
+      expect(res.status).toBe(500);
+      // The call had started (the reservation's checks passed) and is cancelled, not left to hang.
+      expect(upstreamCalls).toHaveLength(1);
+      expect(upstreamCalls[0]!.aborted).toBe(true);
+      await eventually(() => own.stub.requests.every((r) => r.aborted));
+      expect(balance(own)).toEqual(before);
+      expect(usageEvents(own)).toHaveLength(0);
+      expect(ctx.db.query("SELECT count(*) AS n FROM holds").get()).toEqual({ n: 0 });
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
 describe("a client that hangs up on a non-streamed call", () => {
   test("the upstream call is cancelled, nothing is billed, and it is not logged as an error of ours", async () => {
     const lines: { level: string; msg: string }[] = [];
     const keep = (level: string) => (msg: string) => void lines.push({ level, msg });
-    const catalog = (stub: UpstreamStub) => {
-      const base = billingCatalog(stub);
-      const hang = { name: "oa-hang-long", kind: "openai" as const, base_url: stub.openaiBaseUrl, api_key_env: "SVC_TEST_UPSTREAM_KEY", headers: { "x-stub-behaviour": "hang" } };
-      return { providers: [...base.providers, hang], models: [...base.models, { id: "gpt-hang", provider: "oa-hang-long", upstream: "stub-gpt" }] };
-    };
-    const own = await startGateway({ catalog, harness: { log: { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error") } } });
+    const own = await startGateway({ catalog: hangingCatalog, harness: { log: { debug: keep("debug"), info: keep("info"), warn: keep("warn"), error: keep("error") } } });
     try {
       const gone = new AbortController();
       const call = fetch(`${own.url}/v1/chat/completions`, {
