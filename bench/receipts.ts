@@ -3,11 +3,13 @@
  * JSON → base64url → EIP-191 secp256k1 signature: signStatement) and verify (decode, recover
  * the signer, compare: verifyStatement) per second, over a payload shaped like the ones
  * settle mints. Pure CPU, no database: the signature is the part of a settle that grows with
- * nothing but the CPU. Prints figures; no thresholds.
+ * nothing but the CPU. Minting is measured with each secp256k1 implementation this machine has
+ * (libsecp256k1 through bun:ffi when installed, and @noble/secp256k1). Prints figures; no
+ * thresholds.
  *
  *   bun bench/receipts.ts [--ops N] [--json]
  */
-import { generateSecretKey } from "../src/core/eip191.ts";
+import { generateSecretKey, nativeSecp256k1, useSecp256k1 } from "../src/core/eip191.ts";
 import { newId } from "../src/core/ids.ts";
 import { Signer } from "../src/core/signer.ts";
 import { type SignedStatement, signStatement, verifyStatement } from "../src/core/statements.ts";
@@ -56,7 +58,16 @@ function measure<T>(name: string, fn: (i: number) => T): { name: string; ops: nu
 }
 
 const payloads = Array.from({ length: ops }, (_, i) => payload(i));
-const minted = measure<SignedStatement>("mint (signStatement)", (i) => signStatement(signer, payloads[i]!));
+const mints: ReturnType<typeof measure<SignedStatement>>[] = [];
+useSecp256k1("auto");
+if (nativeSecp256k1()) mints.push(measure<SignedStatement>("mint, libsecp256k1", (i) => signStatement(signer, payloads[i]!)));
+useSecp256k1("js");
+mints.push(measure<SignedStatement>("mint, @noble/secp256k1", (i) => signStatement(signer, payloads[i]!)));
+const minted = mints[0]!;
+if (mints.some((m) => m.results.some((r, i) => r.signature !== minted.results[i]!.signature))) {
+  console.error("the two implementations signed differently: the bench measured something broken");
+  process.exit(1);
+}
 const receipts = minted.results;
 const verified = measure("verify (verifyStatement)", (i) => verifyStatement(receipts[i]!.statement, receipts[i]!.signature, signers).valid);
 if (!verified.results.every(Boolean)) {
@@ -66,7 +77,7 @@ if (!verified.results.every(Boolean)) {
 
 const bytes = receipts[0]!.statement.length;
 const info = { ...machineInfo("source tree"), note: `one process, one core, no database; receipt string ${bytes} characters` };
-const rows = [minted, verified].map(({ name, ops, per_sec, us_per_op }) => ({ name, ops, per_sec, us_per_op }));
+const rows = [...mints, verified].map(({ name, ops, per_sec, us_per_op }) => ({ name, ops, per_sec, us_per_op }));
 if (values.json) console.log(JSON.stringify({ machine: info, results: rows }, null, 2));
 else {
   console.log(`svc receipts bench: ${info.nproc} CPUs (${info.cpu_model}), bun ${info.bun_version}`);

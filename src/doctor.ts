@@ -9,6 +9,7 @@ import { loadConfig } from "./open.ts";
 import { closeDb, integrityCheck, openDb } from "./core/db.ts";
 import { currentVersion } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";
+import { nativeSecp256k1, useSecp256k1 } from "./core/eip191.ts";
 import { Signer } from "./core/signer.ts";
 import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
 import { livePid } from "./domains/backup/index.ts";
@@ -106,6 +107,17 @@ async function replicationChecks(config: Config): Promise<Check[]> {
   return out;
 }
 
+/** What signs receipts (receipts.secp256k1): libsecp256k1 when it can, noble otherwise. */
+function signingCheck(setting: string): Check {
+  try {
+    const implementation = useSecp256k1(setting);
+    if (nativeSecp256k1() || setting === "js") return ok("receipt signing", implementation);
+    return warn("receipt signing", `${implementation}: about 5× the CPU per signature of libsecp256k1, a quarter of a metered call's`, "apt-get install libsecp256k1-1 (libsecp256k1-2 on newer releases)");
+  } catch (err) {
+    return fail("receipt signing", err instanceof Error ? err.message : String(err), 'set receipts.secp256k1 to "auto" or to the path of an installed libsecp256k1.so');
+  }
+}
+
 export async function runDoctor(flags: ConfigFlags, env: Record<string, string | undefined> = process.env): Promise<Check[]> {
   const checks: Check[] = [];
   let config: Config;
@@ -182,6 +194,8 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
   }
 
   checks.push(await checkPort(config));
+
+  checks.push(signingCheck(config.receipts.secp256k1));
 
   const bwrap = await commandVersion("bwrap", ["--version"]);
   checks.push(bwrap ? ok("bubblewrap", bwrap) : warn("bubblewrap", "bwrap is not installed: code sandboxes cannot run", "apt-get install bubblewrap"));

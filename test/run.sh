@@ -5,7 +5,7 @@
 # README's test command; .ci/run calls exactly this.
 #
 # Installs when missing: bun (official installer when reachable, else `npm install -g bun`),
-# bubblewrap (code sandboxes), chromium (the browser tests of the web console and the OAuth consent page), litestream v0.5.18 (the backup tests run it for real: the
+# bubblewrap (code sandboxes), libsecp256k1 (receipt signing), chromium (the browser tests of the web console and the OAuth consent page), litestream v0.5.18 (the backup tests run it for real: the
 # release tarball when github.com is reachable, else `go install` through the Go module
 # proxy, a ~2 minute build; when neither works the run stops with an error), the npm
 # dependencies from bun.lock.
@@ -65,6 +65,16 @@ ensure_bubblewrap() {
   command -v bwrap >/dev/null 2>&1 && return
   say "installing bubblewrap"
   apt_install bubblewrap || say "could not install bubblewrap (not root?); sandbox checks will report it missing"
+}
+
+# libsecp256k1: receipts are signed with it when it is installed (receipts.secp256k1 = "auto");
+# the tests check it signs byte for byte as the JavaScript implementation does. The package is
+# named for its soname, which differs by release.
+ensure_libsecp256k1() {
+  ldconfig -p 2>/dev/null | grep -qE 'libsecp256k1\.so\.[12] ' && return
+  say "installing libsecp256k1"
+  apt_install libsecp256k1-2 2>/dev/null || apt_install libsecp256k1-1 ||
+    say "could not install libsecp256k1 (not root?); its tests will be skipped and receipts signed in JavaScript"
 }
 
 # What `BIN version` prints (its first line), or nothing.
@@ -137,6 +147,7 @@ main() {
   trap 'if [ -n "$WORK_DIR" ]; then rm -rf "$WORK_DIR"; fi' EXIT
   ensure_bun
   ensure_bubblewrap
+  ensure_libsecp256k1
   ensure_chromium
   ensure_litestream "$(litestream_dir)"
   say "bun $(bun --version); installing dependencies"

@@ -11,6 +11,7 @@ import { createHash, createHmac } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import * as secp from "@noble/secp256k1";
+import { loadNativeSecp256k1, type NativeSecp256k1 } from "./secp256k1-native.ts";
 
 // noble-secp256k1 v3 ships without hash functions; RFC 6979 nonces need HMAC-SHA256, about a
 // dozen calls per signature. The runtime's native ones (BoringSSL) take a tenth of the time of
@@ -56,13 +57,66 @@ export function generateSecretKey(): Uint8Array {
   return secp.utils.randomSecretKey();
 }
 
+/** r ‖ s and the recovery id of noble's signature of a digest. */
+function signDigestJs(digest: Uint8Array, secretKey: Uint8Array): { compact: Uint8Array; recovery: number } {
+  const recovered = secp.sign(digest, secretKey, { prehash: false, format: "recovered" });
+  return { compact: recovered.subarray(1, 65), recovery: recovered[0]! };
+}
+
+/** The library signs exactly as noble does: one fixed digest and key, compared byte for byte. */
+function agreesWithJs(lib: NativeSecp256k1): boolean {
+  const key = new Uint8Array(32).fill(0x42);
+  const digest = hashMessage("svc: libsecp256k1 agrees with @noble/secp256k1");
+  const a = lib.signDigest(digest, key);
+  const b = signDigestJs(digest, key);
+  return a.recovery === b.recovery && bytesToHex(a.compact) === bytesToHex(b.compact);
+}
+
+/** What signs in this process (secp256k1-native.ts): undefined until the first signature or useSecp256k1. */
+let native: NativeSecp256k1 | null | undefined;
+/** The setting `native` was chosen by (every context of a process names the same one: load once). */
+let chosen: string | undefined;
+
+/**
+ * Chooses the implementation that signs in this process (receipts.secp256k1): "auto" (the
+ * system's libsecp256k1 when it loads, else noble), "js" (noble), or a library path (an error
+ * when it cannot be used). Until called, the first signature chooses "auto". What it returns
+ * names the choice, for `svc doctor` and the startup log.
+ */
+export function useSecp256k1(setting: string): string {
+  if (setting !== chosen || native === undefined) {
+    native = loadNativeSecp256k1(setting, agreesWithJs);
+    chosen = setting;
+  }
+  return secp256k1Implementation();
+}
+
+/** "libsecp256k1 (<where>)" or "@noble/secp256k1 (JavaScript)". */
+export function secp256k1Implementation(): string {
+  return nativeSecp256k1() ? `libsecp256k1 (${native!.source})` : "@noble/secp256k1 (JavaScript)";
+}
+
+/** Whether libsecp256k1 signs in this process. */
+export function nativeSecp256k1(): boolean {
+  if (native === undefined) native = loadNativeSecp256k1("auto", agreesWithJs);
+  return native !== null;
+}
+
+/**
+ * A signature over a 32-byte digest the caller already hashed (EIP-191 below; an EIP-712
+ * typed-data hash): 0x-prefixed hex of r ‖ s ‖ v (65 bytes, v = 27 or 28).
+ */
+export function signDigest(secretKey: Uint8Array, digest: Uint8Array): string {
+  const { compact, recovery } = nativeSecp256k1() ? native!.signDigest(digest, secretKey) : signDigestJs(digest, secretKey);
+  const out = new Uint8Array(65);
+  out.set(compact);
+  out[64] = 27 + recovery;
+  return "0x" + bytesToHex(out);
+}
+
 /** personal_sign: 0x-prefixed hex of r ‖ s ‖ v (65 bytes, v = 27 or 28). */
 export function signMessage(secretKey: Uint8Array, message: string | Uint8Array): string {
-  const recovered = secp.sign(hashMessage(message), secretKey, { prehash: false, format: "recovered" });
-  const out = new Uint8Array(65);
-  out.set(recovered.subarray(1, 65));
-  out[64] = 27 + recovered[0]!;
-  return "0x" + bytesToHex(out);
+  return signDigest(secretKey, hashMessage(message));
 }
 
 /** The checksummed address whose key produced `signature` over `message`. Throws on a malformed signature. */

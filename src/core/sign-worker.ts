@@ -3,7 +3,7 @@
  * the event loop would run (eip191.ts), on another core. Each request carries the key it signs
  * with, so a signer rotation needs nothing from the thread.
  */
-import { signMessage } from "./eip191.ts";
+import { signMessage, useSecp256k1 } from "./eip191.ts";
 
 declare const self: Worker;
 
@@ -13,9 +13,19 @@ export interface SignRequest {
   message: string;
 }
 
+/** The first message a thread gets: which secp256k1 implementation to sign with (receipts.secp256k1). */
+export interface SignerChoice {
+  use: string;
+}
+
 export type SignAnswer = { id: number; signature: string } | { id: number; error: string };
 
-self.onmessage = (event: MessageEvent<SignRequest>) => {
+self.onmessage = (event: MessageEvent<SignRequest | SignerChoice>) => {
+  if ("use" in event.data) {
+    // The loop made the same choice first, so a setting that cannot be used never reaches here.
+    useSecp256k1(event.data.use);
+    return;
+  }
   const { id, key, message } = event.data;
   try {
     self.postMessage({ id, signature: signMessage(key, message) } satisfies SignAnswer);

@@ -12,8 +12,7 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import * as secp from "@noble/secp256k1";
-import { addressOfSecretKey, generateSecretKey, signMessage } from "./eip191.ts";
+import { addressOfSecretKey, generateSecretKey, signDigest, signMessage } from "./eip191.ts";
 import type { Sealer } from "./seal.ts";
 import type { SigningPool } from "./signing-pool.ts";
 
@@ -54,11 +53,7 @@ export class Signer {
   signDigest(digest: Uint8Array): string {
     if (digest.length !== 32) throw new Error("signDigest takes a 32-byte digest");
     this.follow();
-    const recovered = secp.sign(digest, this.secretKey, { prehash: false, format: "recovered" });
-    const out = new Uint8Array(65);
-    out.set(recovered.subarray(1, 65));
-    out[64] = 27 + recovered[0]!;
-    return "0x" + bytesToHex(out);
+    return signDigest(this.secretKey, digest);
   }
 
   /** The same signature, made on a signing pool's thread (the key travels with the request). */

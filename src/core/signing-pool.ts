@@ -9,7 +9,7 @@
  * (package.json "build": src/core/sign-worker.ts), which Bun resolves from the project root;
  * from source it is the file beside this one.
  */
-import type { SignAnswer, SignRequest } from "./sign-worker.ts";
+import type { SignAnswer, SignerChoice, SignRequest } from "./sign-worker.ts";
 
 const compiled = import.meta.url.includes("$bunfs");
 const WORKER = compiled ? "./src/core/sign-worker.ts" : new URL("./sign-worker.ts", import.meta.url).href;
@@ -27,12 +27,18 @@ export class SigningPool {
   private turn = 0;
   private closed = false;
 
-  constructor(readonly size: number) {
+  /** `secp256k1`: the receipts.secp256k1 setting, so the threads sign with what the loop signs with. */
+  constructor(
+    readonly size: number,
+    private readonly secp256k1 = "auto",
+  ) {
     for (let i = 0; i < size; i++) this.workers.push(this.spawn());
   }
 
   private spawn(): Worker {
     const worker = new Worker(WORKER);
+    // Messages are handled in order: the choice is made before the first request.
+    worker.postMessage({ use: this.secp256k1 } satisfies SignerChoice);
     worker.onmessage = (event: MessageEvent<SignAnswer>) => {
       const answer = event.data;
       const p = this.pending.get(answer.id);

@@ -185,11 +185,19 @@ describe("svc migrate and svc doctor", () => {
     const { dir } = await setUp(["--listen", "127.0.0.1:18182"]);
     const good = await runSvc(["doctor", "--data-dir", dir, "--json"]);
     expect(good.code).toBe(0);
-    const checks = JSON.parse(good.stdout) as { name: string; status: string; fix?: string }[];
+    const checks = JSON.parse(good.stdout) as { name: string; status: string; message: string; fix?: string }[];
     expect(checks.filter((c) => c.status === "fail")).toEqual([]);
-    for (const name of ["config", "master key", "signer key", "database", "migrations", "listen", "bubblewrap", "sandboxes", "litestream"]) {
+    for (const name of ["config", "master key", "signer key", "receipt signing", "database", "migrations", "listen", "bubblewrap", "sandboxes", "litestream"]) {
       expect(checks.map((c) => c.name)).toContain(name);
     }
+    // The compiled binary loads libsecp256k1 through bun:ffi when it is installed (test/run.sh installs it).
+    const signing = checks.find((c) => c.name === "receipt signing")!;
+    expect(signing.status === "ok" ? signing.message : "noble").toMatch(/^libsecp256k1 \(|^noble$/);
+    const js = await runSvc(["doctor", "--data-dir", dir, "--json"], { env: { SVC_SECP256K1: "js" } });
+    expect(JSON.parse(js.stdout).find((c: { name: string }) => c.name === "receipt signing")).toMatchObject({ status: "ok", message: "@noble/secp256k1 (JavaScript)" });
+    const missing = await runSvc(["doctor", "--data-dir", dir], { env: { SVC_SECP256K1: "/nonexistent/libsecp256k1.so" } });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/FAIL {2}receipt signing: receipts\.secp256k1 = "\/nonexistent\/libsecp256k1\.so" cannot be used/);
     // The sandbox check starts a throwaway runner (its self-test sandbox included) and reports what runs here.
     const sandboxes = checks.find((c) => c.name === "sandboxes") as { status: string; detail?: string; message?: string };
     expect(sandboxes.status).toBe("ok");

@@ -69,6 +69,16 @@ describe("config: defaults ← svc.toml ← SVC_* ← flags", () => {
     expect(() => loadConfig({ dataDir: dir }, { SVC_MAX_BODY_BYTES: "lots" })).toThrow(/SVC_MAX_BODY_BYTES/);
   });
 
+  test("receipt signing: the secp256k1 implementation is auto, js or an absolute path", () => {
+    const dir = tempDir();
+    expect(loadConfig({ dataDir: dir }, {}).receipts.secp256k1).toBe("auto");
+    expect(loadConfig({ dataDir: dir }, { SVC_SECP256K1: "js" }).receipts.secp256k1).toBe("js");
+    expect(loadConfig({ dataDir: dir }, { SVC_SECP256K1: "/opt/lib/libsecp256k1.so" }).receipts.secp256k1).toBe("/opt/lib/libsecp256k1.so");
+    const refused = configRefusal(dir);
+    expect(refused('[receipts]\nsecp256k1 = "fast"')).toContain("receipts.secp256k1");
+    expect(refused('[receipts]\nsecp256k1 = "lib/libsecp256k1.so"')).toContain("receipts.secp256k1");
+  });
+
   test("wildcard listen addresses imply a loopback public URL", () => {
     expect(publicUrlFor("0.0.0.0:8080")).toBe("http://127.0.0.1:8080");
     expect(publicUrlFor("[::]:8080")).toBe("http://[::1]:8080");

@@ -2,9 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { getAddress, hashMessage as viemHash, recoverMessageAddress as viemRecover, verifyMessage } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { addressOfSecretKey, generateSecretKey, hashMessage, recoverMessageAddress, signMessage, toChecksumAddress } from "../../src/core/eip191.ts";
+import { addressOfSecretKey, generateSecretKey, hashMessage, nativeSecp256k1, recoverMessageAddress, signMessage, toChecksumAddress, useSecp256k1 } from "../../src/core/eip191.ts";
 import { Sealer } from "../../src/core/seal.ts";
 import { Signer } from "../../src/core/signer.ts";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../support/harness.ts";
 
@@ -52,5 +53,49 @@ describe("EIP-191 personal_sign, checked against viem", () => {
     expect(Signer.fromKeyFile(path, sealer).address).toBe(a.address);
     expect(recoverMessageAddress("m", a.sign("m"))).toBe(a.address);
     expect(() => Signer.fromKeyFile(path, new Sealer([Sealer.generateKey()]))).toThrow();
+  });
+});
+
+describe("which secp256k1 implementation signs (receipts.secp256k1)", () => {
+  // test/run.sh and install.sh install Debian's libsecp256k1; without it "auto" falls back to noble.
+  let nativeLoads = false;
+  try {
+    nativeLoads = useSecp256k1("auto").startsWith("libsecp256k1");
+  } catch {
+    nativeLoads = false;
+  }
+  if (!nativeLoads) console.warn("libsecp256k1 is not installed (apt-get install libsecp256k1-1): its tests are skipped");
+
+  test.skipIf(!nativeLoads)("libsecp256k1 and noble sign byte for byte alike (RFC 6979, low s), and viem agrees", async () => {
+    const messages = Array.from({ length: 200 }, (_, i) => `receipt ${i} ${"x".repeat(i)}`);
+    const keys = Array.from({ length: 20 }, () => generateSecretKey());
+    useSecp256k1("auto");
+    expect(nativeSecp256k1()).toBe(true);
+    const native = messages.map((m, i) => signMessage(keys[i % keys.length]!, m));
+    useSecp256k1("js");
+    expect(nativeSecp256k1()).toBe(false);
+    const js = messages.map((m, i) => signMessage(keys[i % keys.length]!, m));
+    useSecp256k1("auto");
+    expect(native).toEqual(js);
+    const account = privateKeyToAccount(`0x${bytesToHex(keys[0]!)}`);
+    expect(native[0]).toBe(await account.signMessage({ message: messages[0]! }));
+    for (const i of [0, 57, 199]) expect(recoverMessageAddress(messages[i]!, native[i]!)).toBe(addressOfSecretKey(keys[i % keys.length]!));
+  });
+
+  test.skipIf(!nativeLoads)("a library named by its path is used; the implementation says where it came from", () => {
+    const found = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+      .flatMap((dir) => ["libsecp256k1.so.2", "libsecp256k1.so.1"].map((f) => join(dir, f)))
+      .find((p) => existsSync(p))!;
+    expect(useSecp256k1(found)).toBe(`libsecp256k1 (${found})`);
+    useSecp256k1("auto");
+  });
+
+  test('"js" always signs with noble; a path that is not a usable library is refused with the reason', () => {
+    expect(useSecp256k1("js")).toBe("@noble/secp256k1 (JavaScript)");
+    expect(() => useSecp256k1("/nonexistent/libsecp256k1.so")).toThrow(/receipts\.secp256k1 = "\/nonexistent\/libsecp256k1\.so" cannot be used: .*nonexistent/);
+    // A shared library that is not libsecp256k1 (no such symbols).
+    const other = ["/usr/lib/x86_64-linux-gnu/libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/aarch64-linux-gnu/libz.so.1"].find((p) => existsSync(p));
+    if (other) expect(() => useSecp256k1(other)).toThrow(/cannot be used/);
+    useSecp256k1("auto");
   });
 });

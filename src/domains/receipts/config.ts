@@ -7,10 +7,18 @@ export const ReceiptsSection = T.Object(
   {
     /**
      * Threads `svc serve` signs receipts on (src/core/signing-pool.ts); 0 signs on the event loop.
-     * The default: one thread per core beyond the event loop's, at most 2 (on 2 CPUs, one thread
-     * measured +9–25% metered req/s at concurrency 64 and the same latency at 1; bench/README.md).
+     * The default: one thread per core beyond the event loop's, at most 2. On 2 CPUs one thread
+     * measured +9–25% metered req/s at concurrency 64 with noble, and still +6–12% with
+     * libsecp256k1, whose signature is cheap but whose keccak and hex still cost the loop
+     * (bench/README.md).
      */
     sign_workers: T.Integer({ minimum: 0, maximum: 16 }),
+    /**
+     * What signs (src/core/secp256k1-native.ts): "auto" — the system's libsecp256k1 when it
+     * loads and signs exactly as noble does, else @noble/secp256k1; "js" — always noble; or the
+     * path of a libsecp256k1 shared library (an error at startup when it cannot be used).
+     */
+    secp256k1: T.Union([T.Literal("auto"), T.Literal("js"), T.String({ pattern: "^/", description: "an absolute path to libsecp256k1.so" })]),
   },
   { additionalProperties: false },
 );
@@ -22,6 +30,9 @@ declare module "../../config.ts" {
 }
 
 export const receiptsConfig: ConfigPart = {
-  sections: { receipts: { schema: ReceiptsSection, default: { sign_workers: Math.max(0, Math.min(2, availableParallelism() - 1)) } } },
-  env: [{ name: "SVC_SIGN_WORKERS", path: "receipts.sign_workers", type: "integer" }],
+  sections: { receipts: { schema: ReceiptsSection, default: { sign_workers: Math.max(0, Math.min(2, availableParallelism() - 1)), secp256k1: "auto" } } },
+  env: [
+    { name: "SVC_SIGN_WORKERS", path: "receipts.sign_workers", type: "integer" },
+    { name: "SVC_SECP256K1", path: "receipts.secp256k1", type: "string" },
+  ],
 };

@@ -5,6 +5,7 @@
  * This file is the area's module (src/module.ts), listed in src/domains/index.ts; other areas
  * use index.ts, never this file.
  */
+import { secp256k1Implementation, useSecp256k1 } from "../../core/eip191.ts";
 import { SigningPool } from "../../core/signing-pool.ts";
 import { defineModule } from "../../module.ts";
 import { receiptsConfig } from "./config.ts";
@@ -17,6 +18,9 @@ export const receiptsModule = defineModule({
   name: "receipts",
   config: receiptsConfig,
   wire(ctx) {
+    // Which secp256k1 implementation signs in this process (receipts.secp256k1; a configured
+    // library that cannot be used stops here, with the reason).
+    useSecp256k1(ctx.config.receipts.secp256k1);
     // The signer on record follows the key file, and ctx.signer follows rotations made by other
     // processes (`svc keys rotate-signer` while svc serve runs).
     registerSigner(ctx);
@@ -28,8 +32,9 @@ export const receiptsModule = defineModule({
     // Grouped settles sign their receipts on these threads from now on (mint.ts prepareReceipt).
     async start(ctx) {
       const n = ctx.config.receipts.sign_workers;
+      ctx.log.info("receipts are signed with " + secp256k1Implementation(), { signing_threads: n });
       if (n === 0) return;
-      const pool = new SigningPool(n);
+      const pool = new SigningPool(n, ctx.config.receipts.secp256k1);
       try {
         await pool.ready();
         ctx.signingPool = pool;
