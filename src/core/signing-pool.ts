@@ -1,6 +1,6 @@
 /**
- * Receipt signatures off the event loop. A secp256k1 signature with its RFC 6979 nonce costs
- * ~200 µs of CPU, a sixth of a metered call's event-loop time (bench/README.md); on a machine
+ * Receipt signatures off the event loop. A signature with its EIP-191 keccak costs ~60 µs of CPU
+ * with libsecp256k1 and ~200 µs with noble (bench/README.md); on a machine
  * with a core to spare, `svc serve` signs on worker threads while the loop serves other calls.
  *
  * Requests go round-robin to the workers; each answer is matched to its request by id. A
