@@ -63,13 +63,24 @@ function signDigestJs(digest: Uint8Array, secretKey: Uint8Array): { compact: Uin
   return { compact: recovered.subarray(1, 65), recovery: recovered[0]! };
 }
 
-/** The library signs exactly as noble does: one fixed digest and key, compared byte for byte. */
+/** noble's recovery of the uncompressed public key behind r ‖ s and a recovery id; throws on a signature no key made. */
+function recoverPublicKeyJs(digest: Uint8Array, compact: Uint8Array, recovery: number): Uint8Array {
+  const recovered = new Uint8Array(65);
+  recovered[0] = recovery;
+  recovered.set(compact, 1);
+  const key = secp.recoverPublicKey(recovered, digest, { prehash: false });
+  return key.length === 65 ? key : secp.Point.fromBytes(key).toBytes(false);
+}
+
+/** The library signs and recovers exactly as noble does: one fixed digest and key, compared byte for byte. */
 function agreesWithJs(lib: NativeSecp256k1): boolean {
   const key = new Uint8Array(32).fill(0x42);
   const digest = hashMessage("svc: libsecp256k1 agrees with @noble/secp256k1");
   const a = lib.signDigest(digest, key);
   const b = signDigestJs(digest, key);
-  return a.recovery === b.recovery && bytesToHex(a.compact) === bytesToHex(b.compact);
+  if (a.recovery !== b.recovery || bytesToHex(a.compact) !== bytesToHex(b.compact)) return false;
+  const recovered = lib.recoverPublicKey(digest, a.compact, a.recovery);
+  return recovered !== null && bytesToHex(recovered) === bytesToHex(secp.getPublicKey(key, false));
 }
 
 /** What signs in this process (secp256k1-native.ts): undefined until the first signature or useSecp256k1. */
@@ -127,9 +138,13 @@ export function recoverMessageAddress(message: string | Uint8Array, signature: s
   const v = bytes[64]!;
   const recovery = v >= 27 ? v - 27 : v;
   if (recovery !== 0 && recovery !== 1) throw new Error("signature has an invalid recovery byte");
-  const recovered = new Uint8Array(65);
-  recovered[0] = recovery;
-  recovered.set(bytes.subarray(0, 64), 1);
-  const publicKey = secp.recoverPublicKey(recovered, hashMessage(message), { prehash: false });
+  const digest = hashMessage(message);
+  const compact = bytes.subarray(0, 64);
+  let publicKey: Uint8Array;
+  if (nativeSecp256k1()) {
+    const key = native!.recoverPublicKey(digest, compact, recovery);
+    if (!key) throw new Error("no public key recovers from this signature");
+    publicKey = key;
+  } else publicKey = recoverPublicKeyJs(digest, compact, recovery);
   return addressOfPublicKey(publicKey);
 }

@@ -82,6 +82,37 @@ describe("which secp256k1 implementation signs (receipts.secp256k1)", () => {
     for (const i of [0, 57, 199]) expect(recoverMessageAddress(messages[i]!, native[i]!)).toBe(addressOfSecretKey(keys[i % keys.length]!));
   });
 
+  test.skipIf(!nativeLoads)("recovering the signer: the same address, or the same refusal, from both — valid, high-s, malformed and out-of-range signatures", () => {
+    const n = BigInt("0xfffffffffffffffffffffffffffffffebaae6af48a03bbfd25e8cd0364141");
+    const cases: [string, string][] = [];
+    for (let i = 0; i < 60; i++) {
+      const message = `statement ${i}`;
+      const signature = signMessage(generateSecretKey(), message);
+      cases.push([message, signature]);
+      // The same signature with s mirrored to the high half (and the recovery id flipped): Ethereum's ecrecover takes it.
+      const s = BigInt("0x" + signature.slice(66, 130));
+      const v = signature.slice(130) === "1b" ? "1c" : "1b";
+      cases.push([message, signature.slice(0, 66) + (n - s).toString(16).padStart(64, "0") + v]);
+      cases.push([message, "0x" + bytesToHex(crypto.getRandomValues(new Uint8Array(64))) + (i % 2 ? "1b" : "1c")]);
+    }
+    cases.push(["m", "0x" + "00".repeat(64) + "1b"], ["m", "0x" + "ff".repeat(64) + "1c"], ["m", "0x" + n.toString(16).padStart(64, "0") + "01".padStart(64, "0") + "1b"]);
+    const outcome = (message: string, signature: string) => {
+      try {
+        return recoverMessageAddress(message, signature);
+      } catch {
+        return "refused";
+      }
+    };
+    useSecp256k1("auto");
+    const native = cases.map(([m, sig]) => outcome(m, sig));
+    useSecp256k1("js");
+    const js = cases.map(([m, sig]) => outcome(m, sig));
+    useSecp256k1("auto");
+    expect(native).toEqual(js);
+    expect(native.filter((r) => r === "refused").length).toBeGreaterThanOrEqual(3);
+    expect(native[0]).not.toBe("refused");
+  });
+
   test.skipIf(!nativeLoads)("a library named by its path is used; the implementation says where it came from", () => {
     const found = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
       .flatMap((dir) => ["libsecp256k1.so.2", "libsecp256k1.so.1"].map((f) => join(dir, f)))
