@@ -215,13 +215,17 @@ fail_with_log() {
 
 # --- install steps -------------------------------------------------------------------
 
-ensure_apt_package() {
+# Installs PKG with apt-get (its package lists refreshed when the first try fails: a fresh
+# machine may have none); the exit status says whether it worked, $TMP_DIR/apt.log why not.
+try_apt_package() {
   local pkg="$1"
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >"$TMP_DIR/apt.log" 2>&1; then
-    # A fresh machine may have empty package lists.
-    DEBIAN_FRONTEND=noninteractive apt-get update -q >"$TMP_DIR/apt.log" 2>&1 || fail_with_log "apt-get update" "$TMP_DIR/apt.log"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >"$TMP_DIR/apt.log" 2>&1 || fail_with_log "apt-get install $pkg" "$TMP_DIR/apt.log"
-  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >"$TMP_DIR/apt.log" 2>&1 && return
+  DEBIAN_FRONTEND=noninteractive apt-get update -q >"$TMP_DIR/apt.log" 2>&1 &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >"$TMP_DIR/apt.log" 2>&1
+}
+
+ensure_apt_package() {
+  try_apt_package "$1" || fail_with_log "apt-get install $1" "$TMP_DIR/apt.log"
 }
 
 ensure_bun() {
@@ -264,19 +268,14 @@ ensure_bubblewrap() {
 # libsecp256k1 (receipt signatures at ~1/5 the CPU of the JavaScript implementation; svc uses it
 # when it is there: receipts.secp256k1 = "auto"). The package is named for its soname, which
 # differs by release; none installed is not an error: svc signs with its JavaScript one.
-libsecp256k1_present() {
-  ldconfig -p 2>/dev/null | grep -qE 'libsecp256k1\.so\.[12] '
-}
-
 ensure_libsecp256k1() {
-  if libsecp256k1_present; then
+  if ldconfig -p 2>/dev/null | grep -qE 'libsecp256k1\.so\.[12] '; then
     say "libsecp256k1: present"
     return
   fi
   local pkg
   for pkg in libsecp256k1-2 libsecp256k1-1; do
-    if DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >"$TMP_DIR/apt.log" 2>&1 ||
-      { DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$pkg" >"$TMP_DIR/apt.log" 2>&1; }; then
+    if try_apt_package "$pkg"; then
       say "libsecp256k1: installed ($pkg)"
       return
     fi
