@@ -58,8 +58,7 @@ function measure<T>(name: string, fn: (i: number) => T): { name: string; ops: nu
 }
 
 const payloads = Array.from({ length: ops }, (_, i) => payload(i));
-type Row = ReturnType<typeof measure<unknown>>;
-const rows0: Row[] = [];
+const measured: { name: string; ops: number; per_sec: number; us_per_op: number }[] = [];
 let receipts: SignedStatement[] = [];
 // Each implementation this machine has mints, then verifies (recovers the signer of) every receipt.
 for (const [setting, name] of [["auto", "libsecp256k1"], ["js", "@noble/secp256k1"]] as const) {
@@ -76,12 +75,12 @@ for (const [setting, name] of [["auto", "libsecp256k1"], ["js", "@noble/secp256k
     console.error("a receipt failed to verify: the bench measured something broken");
     process.exit(1);
   }
-  rows0.push(minted as Row, verified as Row);
+  measured.push(minted, verified);
 }
 
 const bytes = receipts[0]!.statement.length;
 const info = { ...machineInfo("source tree"), note: `one process, one core, no database; receipt string ${bytes} characters` };
-const rows = rows0.map(({ name, ops, per_sec, us_per_op }) => ({ name, ops, per_sec, us_per_op }));
+const rows = measured.map(({ name, ops, per_sec, us_per_op }) => ({ name, ops, per_sec, us_per_op }));
 if (values.json) console.log(JSON.stringify({ machine: info, results: rows }, null, 2));
 else {
   console.log(`svc receipts bench: ${info.nproc} CPUs (${info.cpu_model}), bun ${info.bun_version}`);

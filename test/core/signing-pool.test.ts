@@ -25,17 +25,23 @@ function countingPool(): { pool: SigningPool; signed: () => number } {
   return { pool: p, signed: () => n };
 }
 
+/** A harness whose settles sign on a counting pool, and an account with `credit` micro-USD. */
+function pooled(credit: number): { counting: ReturnType<typeof countingPool>; account: string } {
+  h = makeHarness();
+  const counting = countingPool();
+  pool = counting.pool;
+  h.ctx.signingPool = pool;
+  const account = createAccount(h.ctx).id;
+  h.ctx.ledger.credit(account, credit, { type: "deposit" });
+  return { counting, account };
+}
+
 const receiptRow = (id: string) => h.ctx.db.query<{ receipt: string; signature: string; signer: string; cost_micro_usd: number }, [string]>("SELECT receipt, signature, signer, cost_micro_usd FROM receipts WHERE id = ?").get(id)!;
 
 describe("signing pool", () => {
   test("with another call in flight, a grouped settle mints the receipt the thread signed; it verifies like an inline one", async () => {
-    h = makeHarness();
-    const counting = countingPool();
-    pool = counting.pool;
-    await pool.ready();
-    h.ctx.signingPool = pool;
-    const account = createAccount(h.ctx).id;
-    h.ctx.ledger.credit(account, 10_000, { type: "deposit" });
+    const { counting, account } = pooled(10_000);
+    await pool!.ready();
     const before = counting.signed();
     const other = await h.ctx.meter.reserveGrouped({ accountId: account, keyId: null, amount: 500, kind: "bench" });
     const r = await h.ctx.meter.reserveGrouped({ accountId: account, keyId: null, amount: 1000, kind: "bench" });
@@ -55,12 +61,7 @@ describe("signing pool", () => {
   });
 
   test("a lone stream's settle still signs on the thread: the loop stays free to write the content sent before it", async () => {
-    h = makeHarness();
-    const counting = countingPool();
-    pool = counting.pool;
-    h.ctx.signingPool = pool;
-    const account = createAccount(h.ctx).id;
-    h.ctx.ledger.credit(account, 10_000, { type: "deposit" });
+    const { counting, account } = pooled(10_000);
     const r = await h.ctx.meter.reserveGrouped({ accountId: account, keyId: null, amount: 1000, kind: "bench" });
     const s = await h.ctx.meter.settleGrouped(r, 600, { responding: true });
     expect(counting.signed()).toBe(1);
@@ -86,12 +87,7 @@ describe("signing pool", () => {
   });
 
   test("a cost above the hold that the balance cannot cover changes the receipt: signed again inline, still valid", async () => {
-    h = makeHarness();
-    const counting = countingPool();
-    pool = counting.pool;
-    h.ctx.signingPool = pool;
-    const account = createAccount(h.ctx).id;
-    h.ctx.ledger.credit(account, 1_300, { type: "deposit" });
+    const { counting, account } = pooled(1_300);
     // Another call in flight, so the receipt is prepared on the thread first.
     await h.ctx.meter.reserveGrouped({ accountId: account, keyId: null, amount: 100, kind: "bench" });
     const r = await h.ctx.meter.reserveGrouped({ accountId: account, keyId: null, amount: 1000, kind: "bench" });
