@@ -9,6 +9,7 @@ import { closeUpstreams } from "../../src/domains/mcp/index.ts";
 import { onCleanup } from "./cleanup.ts";
 import { accountWithSession, apiKeyFor } from "./fixtures.ts";
 import { type Harness, makeHarness } from "./harness.ts";
+import type { ManualClock } from "../../src/core/clock.ts";
 
 export interface ServedSvc {
   h: Harness;
@@ -16,11 +17,17 @@ export interface ServedSvc {
   stop(): void;
 }
 
-export function serveSvc(config?: (c: Config) => void): ServedSvc {
+/**
+ * `clock`: the harness's manual clock by default (a fixed day in the past). A test that hands
+ * svc's cookies to a real browser passes one at the wall clock's time: the browser drops a
+ * cookie whose Expires it sees in the past.
+ */
+export function serveSvc(config?: (c: Config) => void, clock?: ManualClock): ServedSvc {
   let handle: (r: Request) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => handle(r) });
   const base = `http://127.0.0.1:${server.port}`;
   const h = makeHarness({
+    clock,
     config: (c) => {
       c.public_url = base;
       c.webhooks.allow_private = true;

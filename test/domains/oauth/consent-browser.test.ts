@@ -11,10 +11,12 @@ import { newWallet } from "../../support/siwe.ts";
 import { chromiumPath, launchBrowser } from "../../support/browser.ts";
 import { MemoryProvider } from "../../support/mcp-oauth.ts";
 import { serveSvc, type ServedSvc } from "../../support/mcp-svc.ts";
+import { ManualClock } from "../../../src/core/clock.ts";
 
 let svc: ServedSvc;
 beforeAll(() => {
-  svc = serveSvc();
+  // At the wall clock's time: the browser keeps the session cookie only while its Expires is ahead of the real date.
+  svc = serveSvc(undefined, new ManualClock(Date.now()));
 });
 afterAll(() => svc.stop());
 
