@@ -1,8 +1,11 @@
 /**
- * Write transactions with after-commit hooks. bun:sqlite transactions are synchronous (never
- * await inside one); work that must only happen once the change is durable — publishing outbox
- * events to listeners, waking the scheduler — registers here and runs after COMMIT, and is
- * dropped if the transaction (or the nested savepoint that registered it) rolls back.
+ * Write transactions with after-commit and rollback hooks. bun:sqlite transactions are
+ * synchronous (never await inside one); work that must only happen once the change is durable —
+ * publishing outbox events to listeners, waking the scheduler — registers here and runs after
+ * COMMIT, and is dropped if the transaction (or the nested savepoint that registered it) rolls
+ * back. State kept in memory beside the database (the ledger's in-memory reservations) changes
+ * inside the transaction and registers its undo (onRollback), which runs, newest first, when the
+ * savepoint or transaction that registered it rolls back — so memory and database agree.
  *
  * Group commit (grouped): in WAL mode most of a small write transaction's cost is its COMMIT —
  * every page it dirtied appended to the WAL, and every thousand frames a checkpoint. Requests
@@ -37,6 +40,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class Transactions {
   private hooks: (() => void)[] | null = null;
+  private undo: (() => void)[] = [];
   private queue: Queued[] = [];
   private flushScheduled = false;
 
@@ -48,12 +52,14 @@ export class Transactions {
 
   run<T>(fn: () => T): T {
     if (this.hooks) {
-      // Nested: a savepoint; forget the hooks it added if it rolls back.
+      // Nested: a savepoint; forget the hooks it added, and undo its memory changes, if it rolls back.
       const mark = this.hooks.length;
+      const undoMark = this.undo.length;
       try {
         return this.atomically(SAVEPOINT, fn);
       } catch (err) {
         this.hooks.length = mark;
+        this.rollBackMemory(undoMark);
         throw err;
       }
     }
@@ -63,12 +69,21 @@ export class Transactions {
     try {
       // Inside a transaction opened without us (db.transaction in an area's engine): a savepoint.
       result = this.atomically(this.db.inTransaction ? SAVEPOINT : TRANSACTION, fn);
+    } catch (err) {
+      this.rollBackMemory(0);
+      throw err;
     } finally {
       hooks = this.hooks;
       this.hooks = null;
+      this.undo = [];
     }
     for (const hook of hooks) hook();
     return result;
+  }
+
+  private rollBackMemory(mark: number): void {
+    const undone = this.undo.splice(mark);
+    for (let i = undone.length - 1; i >= 0; i--) undone[i]!();
   }
 
   /**
@@ -148,6 +163,15 @@ export class Transactions {
       if (outcome.ok) item.resolve(outcome.value);
       else item.reject(outcome.error);
     });
+  }
+
+  /**
+   * Runs `undo` if the current savepoint or transaction rolls back (newest first): for a change
+   * made in memory inside the transaction. Throws outside a transaction.
+   */
+  onRollback(undo: () => void): void {
+    if (!this.hooks) throw new Error("onRollback called outside a transaction");
+    this.undo.push(undo);
   }
 
   /** Runs `hook` after the current transaction commits. Throws outside a transaction. */
