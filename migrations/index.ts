@@ -55,6 +55,7 @@ import m0048 from "./0048_vault.sql" with { type: "text" };
 import m0049 from "./0049_launches.sql" with { type: "text" };
 import m0050 from "./0050_treasury_spends.sql" with { type: "text" };
 import m0051 from "./0051_money_path_indexes.sql" with { type: "text" };
+import m0052 from "./0052_breaker_window_in_memory.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -115,4 +116,5 @@ export const migrations: Migration[] = [
   { version: 49, name: "0049_launches", sql: m0049 },
   { version: 50, name: "0050_treasury_spends", sql: m0050 },
   { version: 51, name: "0051_money_path_indexes", sql: m0051 },
+  { version: 52, name: "0052_breaker_window_in_memory", sql: m0052 },
 ];

@@ -18,6 +18,7 @@ import { closeDb, type Db, openDb, type SqliteExtension } from "./core/db.ts";
 import { Ledger } from "./core/ledger.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import { Meter, type UsageEvent } from "./core/meter.ts";
+import { MoneyLease } from "./core/money-lease.ts";
 import { applyMigrations } from "./core/migrate.ts";
 import { Outbox, type OutboxEvent } from "./core/outbox.ts";
 import { RateLimiter } from "./core/ratelimit.ts";
@@ -77,7 +78,10 @@ export function createContext(config: Config, options: ContextOptions = {}): Con
   const tx = new Transactions(db);
   const events = new Bus<OutboxEvent>();
   const outbox = new Outbox(db, tx, clock, events);
-  const ledger = new Ledger(db, tx, clock);
+  // Reservations stay in memory while this process spends alone (core/money-lease.ts): taken on the first spend, let go on close.
+  const lease = new MoneyLease(`${p.db}.money-lease`);
+  lease.onChange((mode, why) => log.debug("money lease", { mode: mode ?? "none", why }));
+  const ledger = new Ledger(db, tx, clock, lease);
   const scheduler = new Scheduler(db, tx, clock, log, {
     pollMs: config.scheduler.poll_ms,
     leaseMs: config.scheduler.lease_secs * 1000,
@@ -104,7 +108,10 @@ export function createContext(config: Config, options: ContextOptions = {}): Con
     telemetry: new Telemetry(),
     publicLimiter: new RateLimiter(clock, { perMinute: config.rate_limit.public_per_minute, burst: config.rate_limit.public_burst }),
     startedAt: clock.now(),
-    close: () => closeDb(db),
+    close: () => {
+      lease.release();
+      closeDb(db);
+    },
   } as Context;
   return ctx;
 }

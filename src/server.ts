@@ -20,6 +20,9 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** How long a request of the server waits for another process to yield the money lease (docs/money.md): its event loop must not stall. */
+const LEASE_WAIT_MS = 250;
+
 /** Bun's own ceiling sits a little above ours, so our 413 (with its JSON body) is what clients normally see. */
 const BODY_LIMIT_MARGIN = 64 * 1024;
 
@@ -41,6 +44,9 @@ export async function startServer(ctx: Context, options: { app?: AnyElysia } = {
   }
   const server = app.server!;
   ctx.scheduler.start();
+  // The money path: reservations stay in memory while this process spends alone (docs/money.md).
+  ctx.ledger.lease.waitMs = LEASE_WAIT_MS;
+  if (!ctx.ledger.lease.exclusive()) ctx.log.warn("another process spends from this database; reservations are written until it stops", { holder: ctx.ledger.lease.holder() });
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
   ctx.log.info("svc serving", { url, public_url: ctx.config.public_url, version: ctx.version, data_dir: ctx.config.data_dir });
 

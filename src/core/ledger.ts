@@ -11,11 +11,24 @@
  * Kinds: credit (money in: deposit, payment), debit (spend), hold / release (reserve and
  * un-reserve spendable credit for work in flight), adjustment (operator grant or charge,
  * signed).
+ *
+ * Two kinds of reservation. A durable hold (hold/capture/release) is a row in `holds` plus its
+ * ledger entries: for work that outlives the request and the process (a sandbox session's
+ * period, a video job polled for minutes, resumed after a restart). An in-memory hold
+ * (holdInMemory/captureInMemory/releaseInMemory) is kept by this process only: for
+ * request-scoped work, the reservation is a check and an addition instead of a write
+ * transaction, and its settle is ONE debit entry. spendable = balance − durable holds −
+ * in-memory holds; the SQL guards of every spend name the in-memory total as a parameter. A
+ * crash loses the in-memory holds and nothing else: they were never written, no charge was made
+ * against them, and the work they covered is simply unbilled (bench/README.md, the money-crash
+ * test). Because another process cannot see them, spending needs the money lease
+ * (core/money-lease.ts): one process spends from a database at a time.
  */
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
 import { ApiError } from "./errors.ts";
 import { newOrderedId } from "./ids.ts";
+import { MoneyLease } from "./money-lease.ts";
 import { assertMicroUsd, MAX_MICRO_USD, type MicroUsd } from "./money.ts";
 import type { Transactions } from "./transaction.ts";
 
@@ -79,6 +92,22 @@ export interface HoldSpender {
   runId: string | null;
 }
 
+/** A reservation kept in this process's memory (see the header): its id is unique within the process. */
+export interface MemoryHold {
+  readonly id: number;
+  readonly accountId: string;
+  readonly amount: MicroUsd;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export interface HoldOptions {
+  expiresAt: number;
+  purpose?: string;
+  ref?: Ref;
+  spender?: HoldSpender;
+}
+
 export interface Ref {
   type?: string;
   id?: string;
@@ -111,11 +140,18 @@ export type BalanceListener = (change: { accountId: string; before: MicroUsd; af
 
 export class Ledger {
   private readonly listeners: BalanceListener[] = [];
+  /** Open in-memory holds by id, and their sum per account (what the SQL guards subtract). */
+  private readonly memoryHolds = new Map<number, MemoryHold>();
+  private readonly heldInMemory = new Map<string, MicroUsd>();
+  private memoryTotal: MicroUsd = 0;
+  private nextMemoryId = 1;
 
   constructor(
     private readonly db: Db,
     private readonly tx: Transactions,
     private readonly clock: Clock,
+    /** The right to spend from this database (core/money-lease.ts); always held for one no other process opens. */
+    readonly lease: MoneyLease = new MoneyLease(null),
   ) {}
 
   /** Called on every balance change, inside its transaction (a listener's throw rolls the change back). */
@@ -128,10 +164,17 @@ export class Ledger {
     for (const listener of this.listeners) listener({ accountId, before: after.balance_micro_usd - delta, after: after.balance_micro_usd });
   }
 
+  /** Balance, held (durable and in-memory holds) and spendable credit. */
   balance(accountId: string): Balance {
     const row = this.db.query<Totals, [string]>("SELECT balance_micro_usd, held_micro_usd FROM accounts WHERE id = ?").get(accountId);
     if (!row) throw unknownAccount(accountId);
-    return { ...row, spendable_micro_usd: row.balance_micro_usd - row.held_micro_usd };
+    const held = row.held_micro_usd + this.memoryHeld(accountId);
+    return { balance_micro_usd: row.balance_micro_usd, held_micro_usd: held, spendable_micro_usd: row.balance_micro_usd - held };
+  }
+
+  /** What this process holds in memory for the account (0 in any other process). */
+  memoryHeld(accountId: string): MicroUsd {
+    return this.heldInMemory.get(accountId) ?? 0;
   }
 
   /** Money in: a confirmed deposit or payment. */
@@ -152,11 +195,13 @@ export class Ledger {
   /** Spend straight from spendable credit (no hold). */
   debit(accountId: string, amount: MicroUsd, ref: Ref = {}): LedgerEntry {
     positive(amount);
+    this.lease.requireSpend(!this.db.inTransaction);
     return this.tx.join(() => {
       const totals = this.update(
-        "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd >= ?1 RETURNING balance_micro_usd, held_micro_usd",
+        "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd - ?3 >= ?1 RETURNING balance_micro_usd, held_micro_usd",
         amount,
         accountId,
+        this.memoryHeld(accountId),
       );
       if (!totals) throw this.shortfall(accountId, amount);
       this.changed(accountId, totals, -amount);
@@ -168,11 +213,14 @@ export class Ledger {
   adjust(accountId: string, amount: MicroUsd, ref: Ref = {}): LedgerEntry {
     assertMicroUsd(amount);
     if (amount === 0) throw new RangeError("an adjustment must not be zero");
+    // Taking credit lowers spendable: only the lease holder, which sees every reservation, may.
+    if (amount < 0) this.lease.requireSpend(!this.db.inTransaction);
     return this.tx.run(() => {
       const totals = this.update(
-        `UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd + ?1 >= 0 AND balance_micro_usd + ?1 <= ${MAX_MICRO_USD} RETURNING balance_micro_usd, held_micro_usd`,
+        `UPDATE accounts SET balance_micro_usd = balance_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd - ?3 + ?1 >= 0 AND balance_micro_usd + ?1 <= ${MAX_MICRO_USD} RETURNING balance_micro_usd, held_micro_usd`,
         amount,
         accountId,
+        this.memoryHeld(accountId),
       );
       if (!totals) throw amount > 0 ? this.overLimitOrUnknown(accountId) : this.shortfall(accountId, -amount);
       this.changed(accountId, totals, amount);
@@ -181,37 +229,44 @@ export class Ledger {
   }
 
   /** Reserves spendable credit for work in flight; expires_at tells the sweeper when the work is presumed dead. */
-  hold(accountId: string, amount: MicroUsd, opts: { expiresAt: number; purpose?: string; ref?: Ref; spender?: HoldSpender }): Hold {
+  hold(accountId: string, amount: MicroUsd, opts: HoldOptions): Hold {
     positive(amount);
+    this.lease.requireSpend(!this.db.inTransaction);
     return this.tx.join(() => {
       const totals = this.update(
-        "UPDATE accounts SET held_micro_usd = held_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd >= ?1 RETURNING balance_micro_usd, held_micro_usd",
+        "UPDATE accounts SET held_micro_usd = held_micro_usd + ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd - ?3 >= ?1 RETURNING balance_micro_usd, held_micro_usd",
         amount,
         accountId,
+        this.memoryHeld(accountId),
       );
       if (!totals) throw this.shortfall(accountId, amount);
-      const who = opts.spender;
-      const spender = { key_id: who?.keyId ?? null, key_chain: who?.keyChain ?? null, month: who?.month ?? null, kind: who?.kind ?? null, resource: who?.resource ?? null, run_id: who?.runId ?? null };
-      const hold: Hold = {
-        id: newOrderedId("hold"),
-        account_id: accountId,
-        amount_micro_usd: amount,
-        status: "open",
-        purpose: opts.purpose ?? null,
-        created_at: this.clock.now(),
-        expires_at: opts.expiresAt,
-        closed_at: null,
-        ...spender,
-      };
-      this.db
-        .query(
-          `INSERT INTO holds (id, account_id, amount_micro_usd, purpose, created_at, expires_at, key_id, key_chain, month, kind, resource, run_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(hold.id, accountId, amount, hold.purpose, hold.created_at, hold.expires_at, spender.key_id, spender.key_chain, spender.month, spender.kind, spender.resource, spender.run_id);
-      this.append(accountId, "hold", amount, totals, hold.id, opts.ref ?? {});
-      return hold;
+      return this.writeHold(accountId, amount, totals, this.clock.now(), opts);
     });
+  }
+
+  /** The hold row and its ledger entry, once the account's held total took the amount. */
+  private writeHold(accountId: string, amount: MicroUsd, totals: Totals, createdAt: number, opts: HoldOptions): Hold {
+    const who = opts.spender;
+    const spender = { key_id: who?.keyId ?? null, key_chain: who?.keyChain ?? null, month: who?.month ?? null, kind: who?.kind ?? null, resource: who?.resource ?? null, run_id: who?.runId ?? null };
+    const hold: Hold = {
+      id: newOrderedId("hold"),
+      account_id: accountId,
+      amount_micro_usd: amount,
+      status: "open",
+      purpose: opts.purpose ?? null,
+      created_at: createdAt,
+      expires_at: opts.expiresAt,
+      closed_at: null,
+      ...spender,
+    };
+    this.db
+      .query(
+        `INSERT INTO holds (id, account_id, amount_micro_usd, purpose, created_at, expires_at, key_id, key_chain, month, kind, resource, run_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(hold.id, accountId, amount, hold.purpose, hold.created_at, hold.expires_at, spender.key_id, spender.key_chain, spender.month, spender.kind, spender.resource, spender.run_id);
+    this.append(accountId, "hold", amount, totals, hold.id, opts.ref ?? {});
+    return hold;
   }
 
   /** Settles a hold: debits `amount` (at most the hold) and releases the rest, atomically. */
@@ -246,6 +301,103 @@ export class Ledger {
       )!;
       return this.append(hold.account_id, "release", hold.amount_micro_usd, totals, hold.id, ref);
     });
+  }
+
+  /**
+   * Reserves spendable credit in this process's memory (see the header): no write. Refused with
+   * 402 insufficient_credit when spendable credit — after durable and in-memory holds — does not
+   * cover it. Inside a transaction the hold is undone if the transaction rolls back.
+   */
+  holdInMemory(accountId: string, amount: MicroUsd, expiresAt: number): MemoryHold {
+    positive(amount);
+    if (this.lease.mode !== "exclusive") throw new Error("in-memory holds need the money lease held exclusively (MoneyLease.exclusive)");
+    const spendable = this.balance(accountId).spendable_micro_usd;
+    if (spendable < amount) throw new InsufficientCredit(accountId, amount, spendable);
+    const hold: MemoryHold = { id: this.nextMemoryId++, accountId, amount, createdAt: this.clock.now(), expiresAt };
+    this.openInMemory(hold);
+    if (this.tx.active) this.tx.onRollback(() => this.closeInMemory(hold));
+    return hold;
+  }
+
+  /**
+   * Settles an in-memory hold in the open transaction (or a new one): charges `cost` — up to the
+   * hold and, above it, from spendable credit as far as it goes, never below zero — as ONE debit
+   * entry, and closes the hold. Returns what was charged (less than `cost` only when the credit
+   * was not there). A hold this process does not hold open (settled, released, swept, or made
+   * before a restart) is refused with 409 hold_closed: a hold settles once.
+   */
+  captureInMemory(hold: MemoryHold, cost: MicroUsd, ref: Ref = {}): { charged: MicroUsd; entry: LedgerEntry | null } {
+    assertMicroUsd(cost);
+    if (cost < 0) throw new RangeError("a capture cannot be negative");
+    if (this.memoryHolds.get(hold.id) !== hold) throw new ApiError(409, "hold_closed", `in-memory hold ${hold.id} is not open`);
+    return this.tx.join(() => {
+      // What the other reservations of the account leave: this hold's own amount is its to spend.
+      const others = this.memoryHeld(hold.accountId) - hold.amount;
+      let charged = cost;
+      let totals = cost > 0 ? this.update(
+        "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd - ?3 >= ?1 RETURNING balance_micro_usd, held_micro_usd",
+        cost,
+        hold.accountId,
+        others,
+      ) : null;
+      if (cost > 0 && !totals) {
+        // The credit is not there (a cost above the hold, or credit taken meanwhile): what there is.
+        const row = this.db.query<Totals, [string]>("SELECT balance_micro_usd, held_micro_usd FROM accounts WHERE id = ?").get(hold.accountId);
+        if (!row) throw unknownAccount(hold.accountId);
+        charged = Math.max(0, Math.min(cost, row.balance_micro_usd - row.held_micro_usd - others));
+        totals = charged > 0 ? this.update("UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd", charged, hold.accountId) : null;
+      }
+      this.closeInMemory(hold);
+      this.tx.onRollback(() => this.openInMemory(hold));
+      if (!totals) return { charged: 0, entry: null };
+      this.changed(hold.accountId, totals, -charged);
+      return { charged, entry: this.append(hold.accountId, "debit", charged, totals, null, ref) };
+    });
+  }
+
+  /** Gives an in-memory hold back (the work failed or never ran); false when it was not open. */
+  releaseInMemory(hold: MemoryHold): boolean {
+    if (this.memoryHolds.get(hold.id) !== hold) return false;
+    this.closeInMemory(hold);
+    if (this.tx.active) this.tx.onRollback(() => this.openInMemory(hold));
+    return true;
+  }
+
+  /**
+   * Writes an open in-memory hold as a durable one (same amount, time and expiry) and closes it in
+   * memory: for the process that yields the money lease, whose reservations another process must
+   * now see. Inside the caller's transaction.
+   */
+  persistMemoryHold(hold: MemoryHold, opts: Omit<HoldOptions, "expiresAt">): Hold {
+    if (this.memoryHolds.get(hold.id) !== hold) throw new ApiError(409, "hold_closed", `in-memory hold ${hold.id} is not open`);
+    return this.tx.join(() => {
+      // Already counted against spendable (in memory): no guard, the amount moves from memory to the row.
+      const totals = this.update("UPDATE accounts SET held_micro_usd = held_micro_usd + ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd", hold.amount, hold.accountId);
+      if (!totals) throw unknownAccount(hold.accountId);
+      const durable = this.writeHold(hold.accountId, hold.amount, totals, hold.createdAt, { ...opts, expiresAt: hold.expiresAt });
+      this.closeInMemory(hold);
+      this.tx.onRollback(() => this.openInMemory(hold));
+      return durable;
+    });
+  }
+
+  /** This process's in-memory holds whose work should have finished by now (the sweeper releases them). */
+  expiredMemoryHolds(now: number): MemoryHold[] {
+    return [...this.memoryHolds.values()].filter((h) => h.expiresAt <= now);
+  }
+
+  private openInMemory(hold: MemoryHold): void {
+    this.memoryHolds.set(hold.id, hold);
+    this.heldInMemory.set(hold.accountId, this.memoryHeld(hold.accountId) + hold.amount);
+    this.memoryTotal += hold.amount;
+  }
+
+  private closeInMemory(hold: MemoryHold): void {
+    this.memoryHolds.delete(hold.id);
+    const left = this.memoryHeld(hold.accountId) - hold.amount;
+    if (left > 0) this.heldInMemory.set(hold.accountId, left);
+    else this.heldInMemory.delete(hold.accountId);
+    this.memoryTotal -= hold.amount;
   }
 
   getHold(holdId: string): Hold | null {
@@ -295,10 +447,10 @@ export class Ledger {
     return this.db.query<{ n: number }, []>(`SELECT count(DISTINCT account_id) AS n FROM ledger_entries WHERE kind = 'credit' AND ${INDEXED_KINDS}`).get()!.n;
   }
 
-  /** Balance and held summed over every account. */
+  /** Balance and held (durable and in-memory holds) summed over every account. */
   totals(): { balance_micro_usd: MicroUsd; held_micro_usd: MicroUsd } {
     const r = this.db.query<{ b: number | null; h: number | null }, []>("SELECT sum(balance_micro_usd) AS b, sum(held_micro_usd) AS h FROM accounts").get()!;
-    return { balance_micro_usd: r.b ?? 0, held_micro_usd: r.h ?? 0 };
+    return { balance_micro_usd: r.b ?? 0, held_micro_usd: (r.h ?? 0) + this.memoryTotal };
   }
 
   /** Open holds whose work should have finished by now: the sweeper releases them. */

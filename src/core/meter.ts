@@ -3,16 +3,29 @@
  *
  *   reserve(worst case)  →  do the work  →  settle(actual)  or  release()
  *
- * reserve, in ONE write transaction: the key may spend (not revoked, not expired, not frozen,
- * inside its validity window, the model/service allowed), every key up its delegation chain has
- * room under its monthly and lifetime caps (spent + held + amount), no key's circuit breaker
- * trips, and the account's spendable credit covers the amount (a ledger hold). settle, in ONE
- * write transaction: the ledger captures the actual cost and releases the rest, the chain's
- * spend moves from held to spent, the usage event is written, and outbox events are queued;
- * a receipt hook (filled by the receipts domain) runs in the same transaction.
+ * reserve: the key may spend (not revoked, not expired, not frozen, inside its validity window,
+ * the model/service allowed), every key up its delegation chain has room under its monthly and
+ * lifetime caps (spent + held + amount), no key's circuit breaker trips, and the account's
+ * spendable credit covers the amount (a ledger hold). settle, in ONE write transaction: the
+ * ledger charges the actual cost, the chain's spend moves from held to spent, the usage event is
+ * written, and outbox events are queued; a receipt hook (filled by the receipts domain) runs in
+ * the same transaction.
  *
- * Because SQLite serialises write transactions and every check and increment happens inside
- * one, no interleaving of requests can spend past a cap or past the balance.
+ * Where a reservation lives. By default in this process's memory (Ledger.holdInMemory): the
+ * reservation writes nothing — its checks read the database, its hold and the chain's held
+ * amounts and breaker window are additions in memory — and its settle writes one debit. A
+ * caller whose reservation must outlive the process (it stores the Reservation and settles it
+ * later, perhaps after a restart: a video job, a sandbox session's period) asks for a durable
+ * one (`durable: true`): a hold row and key_spend.held, written in a transaction. A crash loses
+ * the in-memory reservations and nothing else (no charge was made against them).
+ *
+ * Why no interleaving can spend past a cap or a balance: the checks and the additions of a
+ * reservation run without an await between them on the one event loop, against totals that
+ * include every reservation this process holds; durable ones run inside a write transaction
+ * (SQLite serialises them); and no other process spends from the database meanwhile — spending
+ * needs the money lease (core/money-lease.ts). The breaker's window (spend per key per rolling
+ * minute) is kept in memory too, rebuilt from the last minute's usage events and open holds when
+ * a process first needs it.
  *
  * reserve, settle and release each check before they write (a refusal throws before the first
  * write, or is returned as a Decision) and join the caller's transaction without a savepoint of
@@ -26,7 +39,7 @@ import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
 import { ApiError } from "./errors.ts";
 import { newOrderedId } from "./ids.ts";
-import { type Hold, type Ledger } from "./ledger.ts";
+import { type Hold, type Ledger, type MemoryHold } from "./ledger.ts";
 import { assertMicroUsd, type MicroUsd } from "./money.ts";
 import type { Outbox } from "./outbox.ts";
 import type { Bus } from "./bus.ts";
@@ -52,10 +65,18 @@ export interface ReserveInput {
   resourceType?: "model" | "service";
   runId?: string | null;
   holdTtlMs?: number;
+  /**
+   * The reservation outlives this request: the caller stores it and settles it later, perhaps in
+   * the process after a restart. Written as a hold row; otherwise it lives in this process's memory.
+   */
+  durable?: boolean;
 }
 
 export interface Reservation {
+  /** The durable hold (a row in holds), or null. */
   holdId: string | null;
+  /** The in-memory hold (this process's), or absent: never stored, settled only by the process that made it. */
+  memoryHold?: MemoryHold | null;
   accountId: string;
   keyId: string | null;
   chain: string[];
@@ -186,6 +207,19 @@ interface KeyRow {
 
 export const monthOf = (ms: number): string => new Date(ms).toISOString().slice(0, 7);
 
+/** What a durable hold records of its reservation: who spends it, for what (the sweeper and a rotation read it). */
+const holdRecord = (r: Reservation) => ({
+  purpose: r.kind,
+  ref: { type: r.kind, id: r.resource ?? undefined },
+  spender: { keyId: r.keyId, keyChain: JSON.stringify(r.chain), month: r.month, kind: r.kind, resource: r.resource, runId: r.runId },
+});
+
+function bump(map: Map<string, number>, key: string, by: number): void {
+  const next = (map.get(key) ?? 0) + by;
+  if (next) map.set(key, next);
+  else map.delete(key);
+}
+
 type Decision = { reservation: Reservation } | { trip: string } | { cap: CapHit };
 
 function checkAmount(input: ReserveInput): void {
@@ -201,6 +235,13 @@ export class Meter {
   /** Reservations made here by reserveGrouped and not yet settled or released (see inFlight). */
   private readonly unsettled = new WeakSet<Reservation>();
   private unsettledCount = 0;
+  /** Open in-memory reservations by their hold's id (a rotation rewrites their chains). */
+  private readonly live = new Map<number, Reservation>();
+  /** What the in-memory reservations hold per key and month (`key month`), and per key over all months. */
+  private readonly keyHeld = new Map<string, MicroUsd>();
+  private readonly keyHeldTotal = new Map<string, MicroUsd>();
+  /** The breaker's window: reserved-then-settled amounts per key per 10-second bucket; null until first needed (seedWindow). */
+  private window: Map<string, Map<number, MicroUsd>> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -210,7 +251,9 @@ export class Meter {
     private readonly outbox: Outbox,
     /** Committed usage events, for SSE feeds (published after commit). */
     readonly usage: Bus<UsageEvent>,
-  ) {}
+  ) {
+    ledger.lease.onYield(() => this.persistInFlight());
+  }
 
   onPrepareSettle(hook: PrepareHook): void {
     this.prepareHook = hook;
@@ -239,33 +282,60 @@ export class Meter {
 
   reserve(input: ReserveInput): Reservation {
     checkAmount(input);
-    return this.outcome(this.decide(input));
+    return this.outcome(this.decide(input, this.keepsInMemory(input)));
+  }
+
+  /**
+   * Where this reservation will live: in memory unless the caller asked for a durable one or
+   * another process spends from the database too (the lease is not held exclusively).
+   */
+  private keepsInMemory(input: ReserveInput): boolean {
+    return input.amount > 0 && !input.durable && this.ledger.lease.exclusive();
+  }
+
+  private addUnsettled(r: Reservation): Reservation {
+    this.unsettled.add(r);
+    this.unsettledCount++;
+    return r;
   }
 
   /**
    * reserve, group-committed with the meter calls of other requests in flight (Transactions.grouped).
    *
-   * `start`: the work to begin as soon as the reservation is decided — called inside its
-   * transaction, after every check passed and the hold is written, before the COMMIT, so the
-   * commit's cost (its pages, a checkpoint now and then) overlaps the work instead of preceding
-   * it. It must only start work (a fetch handed to the runtime's HTTP thread), never touch the
-   * database or wait. Safe because the write lock is held from the checks to the COMMIT: no
-   * other process can reserve the same credit in between. If the COMMIT fails, this rejects and
-   * the caller must abort what it started; a crash before it loses the hold, never money — the
-   * work is then unbilled, as for a crash at any later point before its settle.
+   * An in-memory reservation (the default) writes nothing, so it is decided at once, without
+   * waiting for a group; only a durable one joins the group commit.
+   *
+   * `start`: the work to begin as soon as the reservation is decided — right after its checks
+   * passed and its hold is taken (for a durable one, inside its transaction before the COMMIT, so
+   * the commit's cost overlaps the work instead of preceding it). It must only start work (a
+   * fetch handed to the runtime's HTTP thread), never touch the database or wait. A refused
+   * reservation starts nothing. If a durable reservation's COMMIT fails, this rejects and the
+   * caller must abort what it started; a crash before it loses the hold, never money — the work
+   * is then unbilled, as for a crash at any later point before its settle.
    */
   async reserveGrouped(input: ReserveInput, start?: (r: Reservation) => void): Promise<Reservation> {
     checkAmount(input);
+    if (input.amount === 0 || this.keepsInMemory(input)) {
+      const reservation = this.outcome(this.decide(input, input.amount > 0));
+      try {
+        start?.(reservation);
+      } catch (err) {
+        this.release(reservation);
+        throw err;
+      }
+      return this.addUnsettled(reservation);
+    }
+    // The lease before the group's transaction: waiting for another process to yield it while
+    // holding the database's write lock would keep that process from yielding.
+    this.ledger.lease.requireSpend();
     const reservation = this.outcome(
       await this.tx.grouped(() => {
-        const decision = this.decide(input);
+        const decision = this.decide(input, false);
         if (start && "reservation" in decision) start(decision.reservation);
         return decision;
       }),
     );
-    this.unsettled.add(reservation);
-    this.unsettledCount++;
-    return reservation;
+    return this.addUnsettled(reservation);
   }
 
   /**
@@ -310,43 +380,109 @@ export class Meter {
    * stays tripped; a reached cap fires its event) are returned rather than thrown, so the trace
    * commits; outcome() turns them into the error.
    */
-  private decide(input: ReserveInput): Decision {
+  private decide(input: ReserveInput, inMemory: boolean): Decision {
+    // The checks must see every reservation that can compete with this one: the lease first (held
+    // exclusively when the reservation stays in memory: keepsInMemory).
+    if (input.amount > 0 && !inMemory) this.ledger.lease.requireSpend(!this.db.inTransaction);
     const now = this.clock.now();
-    const month = monthOf(now);
-    const decision = this.tx.join((): Decision => {
-      const chain = input.keyId ? this.chain(input.keyId) : [];
-      if (input.keyId && chain.length === 0) throw keyRefused("invalid_api_key", "the API key does not exist");
-      for (const key of chain) this.checkUsable(key, input, now);
-      for (const key of chain) {
-        const hit = this.capHit(key, input.amount, month);
-        if (hit) return { cap: hit };
-      }
-      for (const key of chain) {
-        if (this.breakerWouldTrip(key, input.amount, now)) {
-          this.db.query("UPDATE api_keys SET frozen_at = ?, frozen_reason = ? WHERE id = ? AND frozen_at IS NULL").run(now, "circuit breaker: spend per minute above the limit", key.id);
-          return { trip: key.id };
-        }
-      }
-      const ids = chain.map((k) => k.id);
-      const spender = { keyId: input.keyId, keyChain: JSON.stringify(ids), month, kind: input.kind, resource: input.resource ?? null, runId: input.runId ?? null };
-      const hold =
-        input.amount > 0
-          ? this.ledger.hold(input.accountId, input.amount, { expiresAt: now + (input.holdTtlMs ?? DEFAULT_HOLD_TTL_MS), purpose: input.kind, ref: { type: input.kind, id: input.resource ?? undefined }, spender })
-          : null;
-      if (hold) {
-        for (const id of ids) {
-          this.db
-            .query("INSERT INTO key_spend (key_id, month, held_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, month) DO UPDATE SET held_micro_usd = held_micro_usd + excluded.held_micro_usd")
-            .run(id, month, input.amount);
-          this.addToWindow(id, input.amount, now);
-        }
-      }
-      return {
-        reservation: { holdId: hold?.id ?? null, accountId: input.accountId, keyId: input.keyId, chain: ids, month, amount: input.amount, kind: input.kind, resource: input.resource ?? null, runId: input.runId ?? null, reservedAt: now },
-      };
-    });
+    // A durable reservation is checked and written in ONE write transaction: another process may
+    // spend beside this one, and SQLite serialises their transactions. An in-memory one needs none:
+    // the lease keeps other processes from spending, and nothing between its checks and its
+    // additions awaits.
+    const decision = inMemory || input.amount === 0 ? this.checkAndHold(input, now, inMemory) : this.tx.join(() => this.checkAndHold(input, now, false));
     if ("cap" in decision) this.recordCapReached(input.accountId, decision.cap, now);
     return decision;
+  }
+
+  private checkAndHold(input: ReserveInput, now: number, inMemory: boolean): Decision {
+    const month = monthOf(now);
+    const chain = input.keyId ? this.chain(input.keyId) : [];
+    if (input.keyId && chain.length === 0) throw keyRefused("invalid_api_key", "the API key does not exist");
+    for (const key of chain) this.checkUsable(key, input, now);
+    for (const key of chain) {
+      const hit = this.capHit(key, input.amount, month);
+      if (hit) return { cap: hit };
+    }
+    for (const key of chain) {
+      if (this.breakerWouldTrip(key, input.amount, now)) {
+        this.tx.join(() => this.db.query("UPDATE api_keys SET frozen_at = ?, frozen_reason = ? WHERE id = ? AND frozen_at IS NULL").run(now, "circuit breaker: spend per minute above the limit", key.id));
+        return { trip: key.id };
+      }
+    }
+    const ids = chain.map((k) => k.id);
+    const reservation: Reservation = {
+      holdId: null,
+      accountId: input.accountId,
+      keyId: input.keyId,
+      chain: ids,
+      month,
+      amount: input.amount,
+      kind: input.kind,
+      resource: input.resource ?? null,
+      runId: input.runId ?? null,
+      reservedAt: now,
+    };
+    if (input.amount === 0) return { reservation };
+    const expiresAt = now + (input.holdTtlMs ?? DEFAULT_HOLD_TTL_MS);
+    if (inMemory) {
+      reservation.memoryHold = this.ledger.holdInMemory(input.accountId, input.amount, expiresAt);
+      this.track(reservation, +1);
+    } else {
+      reservation.holdId = this.ledger.hold(input.accountId, input.amount, { expiresAt, ...holdRecord(reservation) }).id;
+      this.addDurablyHeld(ids, month, input.amount);
+    }
+    for (const id of ids) this.addToWindow(id, input.amount, now);
+    return { reservation };
+  }
+
+  private addDurablyHeld(chain: string[], month: string, amount: MicroUsd): void {
+    for (const id of chain) {
+      this.db
+        .query("INSERT INTO key_spend (key_id, month, held_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, month) DO UPDATE SET held_micro_usd = held_micro_usd + excluded.held_micro_usd")
+        .run(id, month, amount);
+    }
+  }
+
+  /**
+   * This process yields the money lease (another process must spend too): every open in-memory
+   * reservation becomes a durable hold, written in one transaction, exactly as if it had been
+   * made durable — its Reservation now names the hold, and settles or releases through it.
+   */
+  private persistInFlight(): void {
+    if (!this.live.size) return;
+    const moved: [Reservation, string][] = [];
+    this.tx.run(() => {
+      for (const r of [...this.live.values()]) {
+        moved.push([r, this.ledger.persistMemoryHold(r.memoryHold!, holdRecord(r)).id]);
+        this.addDurablyHeld(r.chain, r.month, r.amount);
+        this.track(r, -1);
+      }
+    });
+    for (const [r, holdId] of moved) {
+      r.holdId = holdId;
+      r.memoryHold = null;
+    }
+  }
+
+  /** Adds (+1) or removes (-1) an in-memory reservation's amount to its chain's held totals; undone with the transaction it ran in. */
+  private track(r: Reservation, sign: 1 | -1): void {
+    const apply = (s: 1 | -1) => {
+      if (s > 0) this.live.set(r.memoryHold!.id, r);
+      else this.live.delete(r.memoryHold!.id);
+      for (const id of r.chain) {
+        bump(this.keyHeld, `${id} ${r.month}`, s * r.amount);
+        bump(this.keyHeldTotal, id, s * r.amount);
+      }
+    };
+    apply(sign);
+    if (this.tx.active) this.tx.onRollback(() => apply(sign > 0 ? -1 : 1));
+  }
+
+  /** The open in-memory reservation a settle or release names, or 409 hold_closed (it settles once). */
+  private liveReservation(r: Reservation): Reservation {
+    const live = this.live.get(r.memoryHold!.id);
+    if (!live || live.memoryHold !== r.memoryHold) throw new ApiError(409, "hold_closed", "this reservation was already settled or released (or did not survive a restart)");
+    return live;
   }
 
   private outcome(decision: Decision): Reservation {
@@ -369,25 +505,36 @@ export class Meter {
     const units = { ...details.units };
     this.leaveInFlight(r);
     return this.tx.join(() => {
-      let billed = cost;
-      // The hold pays up to its amount; above it, spendable credit as far as it goes.
-      const closed = r.holdId ? this.ledger.capture(r.holdId, Math.min(cost, r.amount), { type: r.kind, id: r.resource ?? undefined }).hold : null;
-      if (cost > r.amount) {
-        const extra = cost - r.amount;
-        const take = Math.min(extra, this.ledger.balance(r.accountId).spendable_micro_usd);
-        if (take > 0) this.ledger.debit(r.accountId, take, { type: r.kind, id: r.resource ?? undefined, memo: "usage above its reservation" });
-        billed = r.amount + take;
-        if (take < extra) units.uncharged_micro_usd = extra - take;
+      if (r.memoryHold) {
+        // In memory: one debit of the cost (above the hold, from spendable credit as far as it goes).
+        const live = this.liveReservation(r);
+        const { charged } = this.ledger.captureInMemory(r.memoryHold, cost, { type: r.kind, id: r.resource ?? undefined });
+        if (charged < cost) units.uncharged_micro_usd = cost - charged;
+        cost = charged;
+        this.track(live, -1);
+        this.addSpent(live.chain, r.month, cost);
+        for (const id of live.chain) if (r.amount !== cost) this.addToWindow(id, cost - r.amount, now);
+      } else {
+        let billed = cost;
+        // The hold pays up to its amount; above it, spendable credit as far as it goes.
+        const closed = r.holdId ? this.ledger.capture(r.holdId, Math.min(cost, r.amount), { type: r.kind, id: r.resource ?? undefined }).hold : null;
+        if (cost > r.amount) {
+          const extra = cost - r.amount;
+          const take = Math.min(extra, this.ledger.balance(r.accountId).spendable_micro_usd);
+          if (take > 0) this.ledger.debit(r.accountId, take, { type: r.kind, id: r.resource ?? undefined, memo: "usage above its reservation" });
+          billed = r.amount + take;
+          if (take < extra) units.uncharged_micro_usd = extra - take;
+        }
+        cost = billed;
+        this.moveChain(r, cost, now, closed);
       }
-      cost = billed;
-      this.moveChain(r, cost, now, closed);
       const usageEventId = details.usageEventId ?? newOrderedId("use");
       const row = this.db
         .query<{ seq: number }, (string | number | null)[]>(
           `INSERT INTO usage_events (id, account_id, key_id, kind, resource, run_id, cost_micro_usd, reserved_micro_usd, units, status, hold_id, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
         )
-        .get(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId, now)!;
+        .get(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId ?? null, now)!;
       const event: UsageEvent = { seq: row.seq, id: usageEventId, account_id: r.accountId, key_id: r.keyId, kind: r.kind, resource: r.resource, run_id: r.runId, cost_micro_usd: cost, reserved_micro_usd: r.amount, units, status, created_at: now };
       this.tx.afterCommit(() => this.usage.publish(event));
       let receipt: SettledReceipt | null = null;
@@ -400,6 +547,14 @@ export class Meter {
   release(r: Reservation): void {
     const now = this.clock.now();
     this.leaveInFlight(r);
+    if (r.memoryHold) {
+      // Nothing written: the hold, the chain's held amounts and the breaker window give it back in memory.
+      const live = this.liveReservation(r);
+      this.ledger.releaseInMemory(r.memoryHold);
+      this.track(live, -1);
+      for (const id of live.chain) this.addToWindow(id, -r.amount, now);
+      return;
+    }
     this.tx.join(() => {
       if (r.holdId) this.ledger.release(r.holdId, { type: r.kind, memo: "released" });
       this.moveChain(r, 0, now);
@@ -411,12 +566,13 @@ export class Meter {
     const row = this.db
       .query<{ spent: number; held: number }, [string, string]>("SELECT spent_micro_usd AS spent, held_micro_usd AS held FROM key_spend WHERE key_id = ? AND month = ?")
       .get(keyId, month);
-    return { spent: row?.spent ?? 0, held: row?.held ?? 0 };
+    return { spent: row?.spent ?? 0, held: (row?.held ?? 0) + (this.keyHeld.get(`${keyId} ${month}`) ?? 0) };
   }
 
-  /** What a key has reserved and not yet settled, across months. */
+  /** What a key has reserved and not yet settled, across months (durable and in-memory reservations). */
   heldByKey(keyId: string): MicroUsd {
-    return this.db.query<{ held: number | null }, [string]>("SELECT sum(held_micro_usd) AS held FROM key_spend WHERE key_id = ?").get(keyId)?.held ?? 0;
+    const durable = this.db.query<{ held: number | null }, [string]>("SELECT sum(held_micro_usd) AS held FROM key_spend WHERE key_id = ?").get(keyId)?.held ?? 0;
+    return durable + (this.keyHeldTotal.get(keyId) ?? 0);
   }
 
   /**
@@ -426,7 +582,28 @@ export class Meter {
    */
   transferKey(fromKeyId: string, toKeyId: string): void {
     this.db.query("UPDATE key_spend SET key_id = ? WHERE key_id = ?").run(toKeyId, fromKeyId);
-    this.db.query("UPDATE key_spend_window SET key_id = ? WHERE key_id = ?").run(toKeyId, fromKeyId);
+    // In memory, once the rotation commits: the in-flight reservations, their held amounts, the breaker window.
+    const moveInMemory = () => {
+      for (const r of this.live.values()) {
+        if (!r.chain.includes(fromKeyId)) continue;
+        r.chain = r.chain.map((id) => (id === fromKeyId ? toKeyId : id));
+        if (r.keyId === fromKeyId) r.keyId = toKeyId;
+      }
+      for (const [k, v] of [...this.keyHeld]) {
+        const [id, month] = k.split(" ");
+        if (id !== fromKeyId) continue;
+        this.keyHeld.delete(k);
+        bump(this.keyHeld, `${toKeyId} ${month}`, v);
+      }
+      const total = this.keyHeldTotal.get(fromKeyId);
+      if (total) (this.keyHeldTotal.delete(fromKeyId), bump(this.keyHeldTotal, toKeyId, total));
+      const window = this.windowOf(fromKeyId);
+      this.window!.delete(fromKeyId);
+      const into = this.windowOf(toKeyId);
+      for (const [bucket, amount] of window) into.set(bucket, (into.get(bucket) ?? 0) + amount);
+    };
+    if (this.tx.active) this.tx.afterCommit(moveInMemory);
+    else moveInMemory();
     this.db
       .query(
         `UPDATE holds SET key_chain = replace(key_chain, '"' || ?1 || '"', '"' || ?2 || '"'), key_id = CASE WHEN key_id = ?1 THEN ?2 ELSE key_id END
@@ -437,18 +614,30 @@ export class Meter {
 
   /** Empties a key's breaker window (an unfrozen key starts counting afresh). */
   resetBreaker(keyId: string): void {
-    this.db.query("DELETE FROM key_spend_window WHERE key_id = ?").run(keyId);
+    this.window?.delete(keyId);
   }
 
-  /** Forgets breaker buckets older than the window (a recurring job). */
+  /** Forgets breaker buckets older than the window (a recurring job); returns how many went. */
   pruneWindow(): number {
-    return this.db.query("DELETE FROM key_spend_window WHERE bucket < ?").run(Math.floor(this.clock.now() / BUCKET_MS) - WINDOW_BUCKETS).changes;
+    const oldest = Math.floor(this.clock.now() / BUCKET_MS) - (WINDOW_BUCKETS - 1);
+    let pruned = 0;
+    for (const [keyId, buckets] of this.window ?? []) {
+      for (const bucket of buckets.keys()) if (bucket < oldest) (buckets.delete(bucket), pruned++);
+      if (!buckets.size) this.window!.delete(keyId);
+    }
+    return pruned;
   }
 
   /** Releases reservations whose work died (the process crashed mid-request, a stream hung). */
   sweep(limit = 500): number {
     const now = this.clock.now();
     let released = 0;
+    for (const hold of this.ledger.expiredMemoryHolds(now)) {
+      const r = this.live.get(hold.id);
+      if (r) this.release(r);
+      else this.ledger.releaseInMemory(hold);
+      released++;
+    }
     for (const hold of this.ledger.expiredHolds(now, limit)) {
       const row = this.db
         .query<{ key_id: string | null; key_chain: string | null; month: string | null; kind: string | null; resource: string | null; run_id: string | null }, [string]>(
@@ -495,12 +684,12 @@ export class Meter {
   private capHit(key: KeyRow, amount: MicroUsd, month: string): CapHit | null {
     if (key.monthly_cap_micro_usd !== null) {
       const row = this.db.query<{ spent: number; held: number }, [string, string]>("SELECT spent_micro_usd AS spent, held_micro_usd AS held FROM key_spend WHERE key_id = ? AND month = ?").get(key.id, month);
-      if ((row?.spent ?? 0) + (row?.held ?? 0) + amount > key.monthly_cap_micro_usd) {
+      if ((row?.spent ?? 0) + (row?.held ?? 0) + (this.keyHeld.get(`${key.id} ${month}`) ?? 0) + amount > key.monthly_cap_micro_usd) {
         return { keyId: key.id, month, cap: key.monthly_cap_micro_usd, spent: row?.spent ?? 0, period: "month" };
       }
     }
     if (key.total_cap_micro_usd !== null) {
-      const held = this.db.query<{ held: number | null }, [string]>("SELECT sum(held_micro_usd) AS held FROM key_spend WHERE key_id = ?").get(key.id)?.held ?? 0;
+      const held = this.heldByKey(key.id);
       if (key.total_spent_micro_usd + held + amount > key.total_cap_micro_usd) {
         return { keyId: key.id, month, cap: key.total_cap_micro_usd, spent: key.total_spent_micro_usd, period: "lifetime" };
       }
@@ -527,15 +716,68 @@ export class Meter {
     const limit = key.breaker_micro_usd_per_minute ?? this.defaultBreakerPerMinute();
     if (limit === 0 || amount === 0) return false;
     const from = Math.floor(now / BUCKET_MS) - (WINDOW_BUCKETS - 1);
-    const recent = this.db.query<{ s: number | null }, [string, number]>("SELECT sum(amount_micro_usd) AS s FROM key_spend_window WHERE key_id = ? AND bucket >= ?").get(key.id, from)?.s ?? 0;
+    let recent = 0;
+    for (const [bucket, spent] of this.windowOf(key.id)) if (bucket >= from) recent += spent;
     return recent + amount > limit;
   }
 
+  /** Adds to a key's breaker bucket (negative: gives back what a settle did not spend); undone with the transaction it ran in. */
   private addToWindow(keyId: string, amount: MicroUsd, now: number): void {
+    if (amount === 0) return;
     const bucket = Math.floor(now / BUCKET_MS);
-    this.db
-      .query("INSERT INTO key_spend_window (key_id, bucket, amount_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, bucket) DO UPDATE SET amount_micro_usd = amount_micro_usd + excluded.amount_micro_usd")
-      .run(keyId, bucket, amount);
+    const buckets = this.windowOf(keyId);
+    buckets.set(bucket, (buckets.get(bucket) ?? 0) + amount);
+    if (this.tx.active) this.tx.onRollback(() => buckets.set(bucket, (buckets.get(bucket) ?? 0) - amount));
+  }
+
+  private windowOf(keyId: string): Map<number, MicroUsd> {
+    const window = (this.window ??= this.seedWindow());
+    let buckets = window.get(keyId);
+    if (!buckets) window.set(keyId, (buckets = new Map()));
+    return buckets;
+  }
+
+  /**
+   * The breaker's window as the database tells it, for the process that starts spending: the
+   * last minute's settled costs (usage events, newest first, read until they are older) and the
+   * open durable holds made in it, each counted for its key and every key it was delegated from.
+   */
+  private seedWindow(): Map<string, Map<number, MicroUsd>> {
+    const window = new Map<string, Map<number, MicroUsd>>();
+    const since = (Math.floor(this.clock.now() / BUCKET_MS) - (WINDOW_BUCKETS - 1)) * BUCKET_MS;
+    const chains = new Map<string, string[]>();
+    const add = (ids: string[], amount: number, at: number) => {
+      const bucket = Math.floor(at / BUCKET_MS);
+      for (const id of ids) {
+        let buckets = window.get(id);
+        if (!buckets) window.set(id, (buckets = new Map()));
+        buckets.set(bucket, (buckets.get(bucket) ?? 0) + amount);
+      }
+    };
+    const recent = this.db.query<{ key_id: string | null; cost: number; at: number }, []>("SELECT key_id, cost_micro_usd AS cost, created_at AS at FROM usage_events ORDER BY seq DESC");
+    for (const e of recent.iterate()) {
+      if (e.at < since) break;
+      if (!e.key_id || !e.cost) continue;
+      let ids = chains.get(e.key_id);
+      if (!ids) chains.set(e.key_id, (ids = this.chain(e.key_id).map((k) => k.id)));
+      add(ids, e.cost, e.at);
+    }
+    const open = this.db.query<{ key_chain: string | null; amount: number; at: number }, [number]>(
+      "SELECT key_chain, amount_micro_usd AS amount, created_at AS at FROM holds WHERE status = 'open' AND expires_at >= ?",
+    );
+    for (const h of open.all(since)) if (h.key_chain && h.at >= since) add(JSON.parse(h.key_chain) as string[], h.amount, h.at);
+    return window;
+  }
+
+  /** Adds a settled cost to each key's month and lifetime spend (a row for the month made if none). */
+  private addSpent(chain: string[], month: string, cost: MicroUsd): void {
+    if (!cost) return;
+    for (const id of chain) {
+      this.db
+        .query("INSERT INTO key_spend (key_id, month, spent_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, month) DO UPDATE SET spent_micro_usd = spent_micro_usd + excluded.spent_micro_usd")
+        .run(id, month, cost);
+      this.db.query("UPDATE api_keys SET total_spent_micro_usd = total_spent_micro_usd + ? WHERE id = ?").run(cost, id);
+    }
   }
 
   /**

@@ -43,8 +43,11 @@ const REPLY = JSON.stringify({
   usage: USAGE.json,
 });
 
-/** POST /v1/chat/completions: the fixed reply, or (stream: true) the same text as SSE with the usage chunk include_usage asks for. */
-export function startStubUpstream(): { url: string; calls: () => number; stop: () => void } {
+/**
+ * POST /v1/chat/completions: the fixed reply, or (stream: true) the same text as SSE with the
+ * usage chunk include_usage asks for. `jsonDelayMs`: how long a non-streamed answer takes.
+ */
+export function startStubUpstream(options: { jsonDelayMs?: number } = {}): { url: string; calls: () => number; stop: () => void } {
   let calls = 0;
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -54,7 +57,7 @@ export function startStubUpstream(): { url: string; calls: () => number; stop: (
       calls++;
       const body = (await req.json()) as { stream?: boolean };
       if (body.stream !== true) {
-        await Bun.sleep(JSON_DELAY_MS);
+        await Bun.sleep(options.jsonDelayMs ?? JSON_DELAY_MS);
         return new Response(REPLY, { headers: { "content-type": "application/json" } });
       }
       let i = 0;

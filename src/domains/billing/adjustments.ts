@@ -26,6 +26,9 @@ export function adjustCredit(ctx: Context, actor: Actor, input: AdjustmentInput)
   if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw invalidField("amount_micro_usd", "must be a whole number of micro-USD greater than 0");
   const reason = input.reason.trim();
   if (!reason) throw invalidField("reason", "is required: an adjustment without a reason cannot be audited");
+  // Taking credit needs the money lease, before the transaction: waiting for a server to yield it
+  // while holding the database's write lock would keep that server from yielding (docs/money.md).
+  if (input.direction === "debit") ctx.ledger.lease.requireSpend();
   try {
     return ctx.tx.run(() => {
       const entry = ctx.ledger.adjust(input.accountId, input.direction === "grant" ? input.amount : -input.amount, { type: "operator", memo: reason });

@@ -163,6 +163,8 @@ function holdPeriod(ctx: Context, s: Pick<SessionRow, "id" | "account_id" | "key
     runId: s.run_id,
     // Settled at the period's end; the sweeper gives it back only if svc was down for two periods and more.
     holdTtlMs: 2 * periodMs(ctx) + 10 * 60_000,
+    // Stored on the session and settled at the period's end, after a restart too: a hold row.
+    durable: true,
   });
 }
 

@@ -10,6 +10,7 @@
  * model below is an upstream that behaves one way.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MoneyLease } from "../../../src/core/money-lease.ts";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import OpenAI from "openai";
 import { delegateKey, mintKey } from "../../../src/domains/keys/service.ts";
@@ -164,9 +165,13 @@ function hangingCatalog(stub: UpstreamStub) {
   return { providers: [...base.providers, hang], models: [...base.models, { id: "gpt-hang", provider: "oa-hang-long", upstream: "stub-gpt" }] };
 }
 
-describe("the upstream call starts inside its reservation's transaction", () => {
+describe("the upstream call starts inside its reservation's transaction (a durable reservation)", () => {
   test("when that transaction's COMMIT fails, the call it started is aborted, the client gets an error, nothing is held or billed", async () => {
     const own = await startGateway({ catalog: hangingCatalog });
+    // Another process spends from the database too (it holds the money lease shared): reservations
+    // cannot stay in memory, so this call's is a durable hold, written in a transaction.
+    const other = new MoneyLease(`${own.h.ctx.paths.db}.money-lease`);
+    other.requireSpend();
     try {
       const { ctx } = own.h;
       // A deferred foreign-key violation passes every statement and fails only at COMMIT.
@@ -203,7 +208,9 @@ describe("the upstream call starts inside its reservation's transaction", () => 
       expect(balance(own)).toEqual(before);
       expect(usageEvents(own)).toHaveLength(0);
       expect(ctx.db.query("SELECT count(*) AS n FROM holds").get()).toEqual({ n: 0 });
+      expect(ctx.ledger.lease.mode).toBe("shared");
     } finally {
+      other.release();
       await own.stop();
     }
   });

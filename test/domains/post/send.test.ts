@@ -30,10 +30,9 @@ describe("a delivered message", () => {
 
     expect(balance(h, alice)).toEqual({ balance_micro_usd: USD - 125_000, held_micro_usd: 0, spendable_micro_usd: USD - 125_000 });
     expect(balance(h, bob)).toEqual({ balance_micro_usd: 125_000, held_micro_usd: 0, spendable_micro_usd: 125_000 });
-    // The sender: deposit, the hold, its capture; the recipient: one credit naming the message.
+    // The sender: deposit, then one debit (the postage was reserved in memory); the recipient: one credit naming the message.
     expect(entries(h, alice).map((e) => [e.kind, e.amount_micro_usd])).toEqual([
       ["credit", USD],
-      ["hold", 125_000],
       ["debit", 125_000],
     ]);
     expect(entries(h, bob)).toEqual([{ kind: "credit", amount_micro_usd: 125_000, ref_type: "post", ref_id: r.body.id }]);

@@ -64,6 +64,8 @@ export async function createVideoJob(ctx: Context, caller: Caller, req: Generati
     resourceType: "model",
     runId: req.svc_run_id ?? null,
     holdTtlMs: cfg.video_max_job_secs * 1000 + HOLD_MARGIN_MS,
+    // Stored on the job and settled by the poll job, after a restart too: a hold row.
+    durable: true,
   });
   const release = () => ctx.meter.releaseGrouped(reservation).catch((e: unknown) => ctx.log.error("releasing a video hold failed", { error: message(e) }));
 
