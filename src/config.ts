@@ -37,6 +37,13 @@ const CoreSections = {
     },
     { additionalProperties: false },
   ),
+  database: T.Object(
+    {
+      /** Where `svc serve` runs WAL checkpoints: on a thread of their own, or inside the COMMIT that crosses 1,000 frames (SQLite's default). */
+      checkpoints: T.Union([T.Literal("thread"), T.Literal("inline")]),
+    },
+    { additionalProperties: false },
+  ),
   scheduler: T.Object(
     {
       poll_ms: T.Integer({ minimum: 10, maximum: 60_000 }),
@@ -107,6 +114,7 @@ export function defaultsOf(parts: readonly ConfigPart[]): Omit<Config, "config_p
     max_json_elements: 1_000_000,
     shutdown_grace_secs: 20,
     rate_limit: { public_per_minute: 300, public_burst: 60 },
+    database: { checkpoints: "thread" },
     scheduler: { poll_ms: 500, lease_secs: 300, concurrency: 4 },
   };
   // structuredClone: a caller that edits its config (tests do) must not edit the next one's defaults.
@@ -157,6 +165,7 @@ const CORE_ENV: EnvBinding[] = [
   { name: "SVC_RATE_LIMIT_PER_MINUTE", path: "rate_limit.public_per_minute", type: "integer" },
   { name: "SVC_RATE_LIMIT_BURST", path: "rate_limit.public_burst", type: "integer" },
   { name: "SVC_TRUST_PROXY", path: "trust_proxy", type: "boolean" },
+  { name: "SVC_DATABASE_CHECKPOINTS", path: "database.checkpoints", type: "string" },
 ];
 
 function envValue(binding: EnvBinding, v: string): unknown {

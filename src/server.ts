@@ -11,6 +11,7 @@ import { listenParts } from "./config.ts";
 import type { Context } from "./context.ts";
 import { modules } from "./domains/index.ts";
 import { registerJobs } from "./jobs.ts";
+import { Checkpointer } from "./core/checkpointer.ts";
 import { enabledModules } from "./module.ts";
 
 export interface RunningServer {
@@ -44,6 +45,9 @@ export async function startServer(ctx: Context, options: { app?: AnyElysia } = {
   }
   const server = app.server!;
   ctx.scheduler.start();
+  // WAL checkpoints on a thread of their own, not inside a request's COMMIT (core/checkpointer.ts).
+  const checkpointer = ctx.config.database.checkpoints === "thread" ? new Checkpointer(ctx.db, ctx.paths.db, ctx.tx, ctx.log) : null;
+  checkpointer?.start();
   // The money path: reservations stay in memory while this process spends alone (docs/money.md).
   ctx.ledger.lease.waitMs = LEASE_WAIT_MS;
   if (!ctx.ledger.lease.exclusive()) ctx.log.warn("another process spends from this database; reservations are written until it stops", { holder: ctx.ledger.lease.holder() });
@@ -65,6 +69,7 @@ export async function startServer(ctx: Context, options: { app?: AnyElysia } = {
       await ctx.scheduler.stop(Math.max(0, deadline - Date.now()));
       // The areas' last words (request metrics still in memory, the replica's final sync) before the last checkpoint.
       await stopAreas();
+      await checkpointer?.stop();
       ctx.close();
       ctx.log.info("svc stopped");
     })());

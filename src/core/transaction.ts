@@ -43,6 +43,7 @@ export class Transactions {
   private undo: (() => void)[] = [];
   private queue: Queued[] = [];
   private flushScheduled = false;
+  private paused = 0;
 
   constructor(private readonly db: Db) {}
 
@@ -136,8 +137,28 @@ export class Transactions {
     });
   }
 
+  /**
+   * Holds the grouped calls (they queue; nothing blocks) until the returned function is called:
+   * for the checkpoint thread's last pass, which needs a moment without commits so the WAL can
+   * start over (core/checkpointer.ts). Transactions run with run() are not held.
+   */
+  pause(): () => void {
+    this.paused++;
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      this.paused--;
+      if (!this.paused && this.queue.length && !this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    };
+  }
+
   private flush(): void {
     this.flushScheduled = false;
+    if (this.paused) return; // resumed by pause()'s release
     const group = this.queue.splice(0, MAX_GROUP);
     if (this.queue.length) {
       this.flushScheduled = true;
