@@ -19,6 +19,7 @@ import type { Context } from "../../context.ts";
 import { envelopeOf, signedDelivery } from "./envelope.ts";
 import { type AttemptPayload, DELIVER_JOB, fanOut, persistPosition, scheduleAttempt } from "./fanout.ts";
 import { disableWebhook } from "./service.ts";
+import { accountsWithWebhooks } from "./live-accounts.ts";
 import { openSecret } from "./signing.ts";
 import { postPinned, resolveTarget, TargetRefused } from "./ssrf.ts";
 import { DELIVERY_RETENTION_MS, type DeliveryRow, getDeliveryRow, getEvent, getWebhookRow, type WebhookRow } from "./store.ts";
@@ -179,10 +180,12 @@ export function registerWebhookJobs(ctx: Context): void {
     persistPosition(ctx);
   });
   ctx.scheduler.every(PRUNE_JOB, HOUR_MS, () => void pruneDeliveries(ctx));
-  // Many events committed in one tick are fanned out together, right after it.
+  // Many events committed in one tick are fanned out together, right after it: when one of them
+  // is an account's that has a live webhook. The others wait for the periodic sweep, which finds
+  // nothing to deliver for them anyway (live-accounts.ts).
   let queued = false;
-  ctx.events.subscribe(() => {
-    if (queued) return;
+  ctx.events.subscribe((event) => {
+    if (queued || event.account_id === null || !accountsWithWebhooks(ctx).has(event.account_id)) return;
     queued = true;
     queueMicrotask(() => {
       queued = false;

@@ -5,12 +5,12 @@
  * test events, replay after an outage, the outbound guard at delivery time, events from another
  * process, restarts and pruning.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import { openContext } from "../../../src/open.ts";
 import { silentLogger } from "../../../src/core/log.ts";
 import { mintKey } from "../../../src/domains/keys/service.ts";
 import { registerWebhookJobs, RETRY_DELAYS_MS } from "../../../src/domains/webhooks/delivery.ts";
-import { listDeliveries, sendTestEvent } from "../../../src/domains/webhooks/service.ts";
+import { createWebhook, listDeliveries, sendTestEvent } from "../../../src/domains/webhooks/service.ts";
 import { freePort } from "../../support/binary.ts";
 import { accountWithSession } from "../../support/fixtures.ts";
 import { bearer, type Harness, makeHarness } from "../../support/harness.ts";
@@ -375,6 +375,44 @@ describe("delivery", () => {
     expect(cursor()).toBe(lastSeq);
     expect(rx.received).toHaveLength(0);
     expect(h.ctx.db.query<{ n: number }, []>("SELECT count(*) AS n FROM webhook_deliveries").get()!.n).toBe(0);
+  });
+
+  test("the outbox is read back after a commit only for accounts with a live webhook; one made by another process counts at once", async () => {
+    const { auth } = await setUp();
+    const other = accountWithSession(h.ctx);
+    const otherAuth = bearer(other.session.token);
+    const scan = spyOn(h.ctx.outbox, "scan");
+    try {
+      await mintKeyEvent(otherAuth); // no webhook anywhere: nothing to read back
+      await mintKeyEvent(auth);
+      expect(scan).toHaveBeenCalledTimes(0);
+      await createHook(auth);
+      scan.mockClear();
+      await mintKeyEvent(otherAuth); // the other account still has none
+      expect(scan).toHaveBeenCalledTimes(0);
+      await mintKeyEvent(auth);
+      expect(scan.mock.calls.length).toBeGreaterThan(0);
+      await run();
+      expect(rx.accepted().map((r) => r.json.type)).toEqual(["key_created"]);
+      // A webhook another process makes (as the console's server beside a CLI would): seen at the next event, no restart.
+      const cli = openContext(h.ctx.config, { clock: h.clock, log: silentLogger });
+      const url = rx.url("/other");
+      const made = await createWebhook(cli, { accountId: other.account.id, url, events: ["*"] });
+      cli.close();
+      rx.setSecret("/other", made.secret);
+      scan.mockClear();
+      await mintKeyEvent(otherAuth);
+      expect(scan.mock.calls.length).toBeGreaterThan(0);
+      await run();
+      expect(rx.accepted().filter((r) => r.path === "/other").map((r) => r.json.type)).toEqual(["key_created"]);
+      // Revoked: no longer read back for.
+      await h.json("DELETE", `/v1/webhooks/${made.view.id}`, { headers: otherAuth });
+      scan.mockClear();
+      await mintKeyEvent(otherAuth);
+      expect(scan).toHaveBeenCalledTimes(0);
+    } finally {
+      scan.mockRestore();
+    }
   });
 
   test("a restart resumes the schedule: attempts are jobs in the database", async () => {
