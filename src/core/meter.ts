@@ -48,6 +48,8 @@ import type { Transactions } from "./transaction.ts";
 /** Breaker window: spend over the last minute, in 10-second buckets. */
 const BUCKET_MS = 10_000;
 const WINDOW_BUCKETS = 6;
+/** The longest key chain read (a key and its ancestors); delegation is far shallower than this. */
+const MAX_CHAIN = 64;
 /** A reservation whose work has not settled after this long is presumed dead and released by the sweeper. */
 export const DEFAULT_HOLD_TTL_MS = 15 * 60_000;
 
@@ -268,16 +270,25 @@ export class Meter {
     this.defaultBreakerPerMinute = limit;
   }
 
-  /** The key and its ancestors, nearest first. */
+  /**
+   * The key and its ancestors, nearest first: a primary-key read per level (most keys have no
+   * parent), cheaper than one recursive query — which cost more than the rest of a reservation.
+   */
   chain(keyId: string): KeyRow[] {
-    return this.db
-      .query<KeyRow, [string]>(
-        `WITH RECURSIVE up(id, n) AS (SELECT ?, 0 UNION ALL SELECT k.parent_id, up.n + 1 FROM api_keys k JOIN up ON k.id = up.id WHERE k.parent_id IS NOT NULL)
-         SELECT k.id, k.parent_id, k.revoked_at, k.expires_at, k.not_before, k.frozen_at, k.monthly_cap_micro_usd, k.total_cap_micro_usd,
-                k.total_spent_micro_usd, k.breaker_micro_usd_per_minute, k.allowed_models, k.allowed_services
-         FROM up JOIN api_keys k ON k.id = up.id ORDER BY up.n`,
-      )
-      .all(keyId);
+    const byId = this.db.query<KeyRow, [string]>(
+      `SELECT id, parent_id, revoked_at, expires_at, not_before, frozen_at, monthly_cap_micro_usd, total_cap_micro_usd,
+              total_spent_micro_usd, breaker_micro_usd_per_minute, allowed_models, allowed_services
+       FROM api_keys WHERE id = ?`,
+    );
+    const chain: KeyRow[] = [];
+    // Bounded: delegation is a tree, but a chain longer than this would be corrupt data, not a reason to loop.
+    for (let id: string | null = keyId; id !== null && chain.length < MAX_CHAIN; ) {
+      const key = byId.get(id);
+      if (!key) break;
+      chain.push(key);
+      id = key.parent_id;
+    }
+    return chain;
   }
 
   reserve(input: ReserveInput): Reservation {

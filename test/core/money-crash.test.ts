@@ -164,8 +164,6 @@ test("kill -9 under load, repeated: every charge has its receipt, the ledger add
     expect([last.balance_after_micro_usd, last.held_after_micro_usd]).toEqual([acct.balance_micro_usd, acct.held_micro_usd]);
     // Never below zero, at any entry: balance and spendable (balance − held).
     expect(n("SELECT count(*) AS n FROM ledger_entries WHERE account_id = ? AND (balance_after_micro_usd < 0 OR balance_after_micro_usd - held_after_micro_usd < 0)", accountId)).toBe(0);
-    // The credit ran out: the calls refused with 402 are what stopped an overspend.
-    expect(acct.balance_micro_usd).toBeLessThan(COST.json);
 
     // The key's counters agree with the ledger; nothing is held for it either.
     expect(n("SELECT total_spent_micro_usd AS n FROM api_keys WHERE id = ?", keyId)).toBe(spent);
