@@ -77,6 +77,44 @@ describe("413 on a real socket", () => {
   });
 });
 
+describe("a chunked body on a real socket (no Content-Length)", () => {
+  /** Raw HTTP/1.1 over a socket: what the server answered, whole. */
+  const exchange = (port: number, hostname: string, head: string, chunks: string[]) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, hostname, () => {
+        socket.write(head);
+        for (const c of chunks) socket.write(`${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n`);
+        socket.write("0\r\n\r\n");
+      });
+      let out = "";
+      socket.on("data", (d) => (out += d));
+      socket.on("close", () => resolve(out));
+      socket.on("error", reject);
+      socket.setTimeout(5000, () => socket.destroy());
+    });
+
+  test("is read as a stream and cut off at the limit (413); one within it is parsed like any other", async () => {
+    const dir = tempDir();
+    setupDataDir({ configPath: join(dir, "svc.toml"), dataDir: dir, replica: "off", listen: `127.0.0.1:${await freePort()}` });
+    const config = loadConfig({ dataDir: dir }, {});
+    config.max_body_bytes = 2048;
+    const server = await startServer(openContext(config, { log: silentLogger }));
+    try {
+      const { hostname, port } = new URL(server.url);
+      const head = "POST /v1/auth/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
+      const big = await exchange(Number(port), hostname, head, ['{"message":"', "x".repeat(1500), "y".repeat(1500), '","signature":"0x"}']);
+      expect(big.split("\r\n")[0]).toBe("HTTP/1.1 413 Payload Too Large");
+      expect(JSON.parse(big.slice(big.indexOf("\r\n\r\n") + 4)).error.type).toBe("payload_too_large");
+      const small = await exchange(Number(port), hostname, head, ['{"message":', '"hello","signature":"0x"}']);
+      expect(small.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request");
+      // Parsed: the refusal is the sign-in's own (the message is no SIWE message), not the body's.
+      expect(small).toContain('"siwe_rejected"');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("routes and methods", () => {
   test("unknown routes are 404, known paths with another method 405 with Allow, OPTIONS 204 with Allow: one error shape", async () => {
     h = makeHarness({ admin: true });
