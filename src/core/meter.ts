@@ -540,13 +540,14 @@ export class Meter {
         this.moveChain(r, cost, now, closed);
       }
       const usageEventId = details.usageEventId ?? newOrderedId("use");
-      const row = this.db
-        .query<{ seq: number }, (string | number | null)[]>(
+      // seq is the rowid (INTEGER PRIMARY KEY): no RETURNING needed.
+      const { lastInsertRowid } = this.db
+        .query<never, (string | number | null)[]>(
           `INSERT INTO usage_events (id, account_id, key_id, kind, resource, run_id, cost_micro_usd, reserved_micro_usd, units, status, hold_id, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .get(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId ?? null, now)!;
-      const event: UsageEvent = { seq: row.seq, id: usageEventId, account_id: r.accountId, key_id: r.keyId, kind: r.kind, resource: r.resource, run_id: r.runId, cost_micro_usd: cost, reserved_micro_usd: r.amount, units, status, created_at: now };
+        .run(usageEventId, r.accountId, r.keyId, r.kind, r.resource, r.runId, cost, r.amount, JSON.stringify(units), status, r.holdId ?? null, now);
+      const event: UsageEvent = { seq: Number(lastInsertRowid), id: usageEventId, account_id: r.accountId, key_id: r.keyId, kind: r.kind, resource: r.resource, run_id: r.runId, cost_micro_usd: cost, reserved_micro_usd: r.amount, units, status, created_at: now };
       this.tx.afterCommit(() => this.usage.publish(event));
       let receipt: SettledReceipt | null = null;
       for (const hook of this.hooks) receipt = hook({ reservation: r, cost, usageEventId, units, status, at: now, receiptId: details.receiptId, prepared: details.prepared })?.receipt ?? receipt;

@@ -50,9 +50,8 @@ export class Outbox {
     private readonly clock: Clock,
     private readonly bus: Bus<OutboxEvent>,
   ) {
-    this.insert = db.prepare<Row, [string, string, string | null, string, number]>(
-      "INSERT INTO outbox_events (id, type, account_id, payload, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *",
-    );
+    // No RETURNING: the row is what was inserted, its seq the rowid (seq is the INTEGER PRIMARY KEY).
+    this.insert = db.prepare<never, [string, string, string | null, string, number]>("INSERT INTO outbox_events (id, type, account_id, payload, created_at) VALUES (?, ?, ?, ?, ?)");
   }
 
   /** Reads of `type` events pass their stored payload through `expand` (see the header). */
@@ -67,8 +66,10 @@ export class Outbox {
   emit(type: string, accountId: string | null, payload: Record<string, unknown>, options: { stored?: Record<string, unknown> } = {}): OutboxEvent {
     if (!this.tx.active) throw new Error(`outbox event ${type} emitted outside a transaction`);
     if (options.stored && !this.expanders.has(type)) throw new Error(`outbox event ${type}: a compact payload needs an expander (expandWith)`);
-    const row = this.insert.get(newOrderedId("evt"), type, accountId, JSON.stringify(options.stored ?? payload), this.clock.now())!;
-    const event: OutboxEvent = { ...row, payload };
+    const id = newOrderedId("evt");
+    const createdAt = this.clock.now();
+    const { lastInsertRowid } = this.insert.run(id, type, accountId, JSON.stringify(options.stored ?? payload), createdAt);
+    const event: OutboxEvent = { seq: Number(lastInsertRowid), id, type, account_id: accountId, payload, created_at: createdAt };
     this.tx.afterCommit(() => this.bus.publish(event));
     return event;
   }
