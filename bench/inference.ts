@@ -14,12 +14,11 @@
  * Usage: bun bench/inference.ts [--duration 10] [--concurrency 64] [--generator auto|wrk|bun] [--json]
  * See bench/README.md.
  */
-import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
 import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, parseFlags, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, meteredAfterRun, parseFlags, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const STOP_TIMEOUT_MS = 10_000;
@@ -183,15 +182,8 @@ async function main(): Promise<number> {
     const ttfb = { direct_p50_ms: round3(ttfbDirect.p50), gateway_p50_ms: round3(ttfbGateway.p50), added_p50_ms: round3(ttfbGateway.p50 - ttfbDirect.p50), added_p99_ms: round3(ttfbGateway.p99 - ttfbDirect.p99) };
     // Every answered call must have been metered: one usage event and one signed receipt each,
     // and no hold left open once the calls wrk left in flight have finished (settled or released).
-    const db = new Database(join(server.dataDir, "svc.db"), { readonly: true });
-    const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
-    const openHolds = () => count("SELECT count(*) AS n FROM holds WHERE status = 'open'");
-    for (let waited = 0; openHolds() > 0 && waited < 10_000; waited += 100) await Bun.sleep(100);
-    const metered = count("SELECT count(*) AS n FROM usage_events WHERE kind = 'inference'");
-    const receipts = count("SELECT count(*) AS n FROM receipts WHERE kind = 'inference'");
-    const held = openHolds();
-    db.close();
-    return { rows, metered, receipts, held, ttfb };
+    const counted = await meteredAfterRun(join(server.dataDir, "svc.db"), "inference");
+    return { rows, metered: counted.usage_events, receipts: counted.receipts, held: counted.open_holds, ttfb };
   });
   stub.stop(true);
   if (!outcome.ok) return outcome.code;

@@ -1,5 +1,5 @@
 /**
- * Meter throughput on one core: reserve + settle (each its own write transaction) per second,
+ * Meter throughput on one core: reserve (in memory: no write) + settle (one write transaction) per second,
  * in one process against a real SQLite file in WAL mode, as `svc serve` runs them. Three
  * shapes: no key (session work), a key, and a key three levels down a delegation tree with a
  * capped parent (every level's spend is updated). Prints figures; no thresholds.
@@ -68,7 +68,7 @@ try {
     return { shape: name, pairs: ops, pairs_per_sec: Math.round(ops / secs), us_per_pair: Math.round((secs / ops) * 1e6 * 10) / 10, ...written };
   });
   ctx.close();
-  const info = { ...machineInfo("source tree"), note: "one process, one core; each pair is two write transactions on SQLite (WAL, synchronous=NORMAL)" };
+  const info = { ...machineInfo("source tree"), note: "one process, one core; each pair is an in-memory reservation and one write transaction on SQLite (WAL, synchronous=NORMAL)" };
   if (values.json) console.log(JSON.stringify({ machine: info, results }, null, 2));
   else {
     console.log(`svc meter bench: ${info.nproc} CPUs (${info.cpu_model}), bun ${info.bun_version}`);

@@ -14,7 +14,6 @@
  * Usage: bun bench/peers.ts [--duration 5] [--skip-install] [--peers svc,portkey,litellm,bifrost] [--generator auto|wrk|bun] [--json]
  * See bench/README.md.
  */
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,7 +24,7 @@ import type { Installed, PeerGateway } from "./peers/gateway.ts";
 import { litellm } from "./peers/litellm.ts";
 import { portkey } from "./peers/portkey.ts";
 import { ChildProcess, liveProcesses } from "./peers/processes.ts";
-import { ensureBinary, freePort, log, machineInfo, parseFlags, SvcServer, svcVersion } from "./support.ts";
+import { ensureBinary, freePort, log, machineInfo, meteredAfterRun, parseFlags, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const CONCURRENCY = [1, 16, 64] as const;
@@ -199,12 +198,7 @@ async function runSvc(stubUrl: string, build: { ok: true } | { ok: false; reason
       return { row: { ...row, status: "failed", reason: oneLine((err as Error).message) } };
     }
     // Every answered call is metered: wait for the calls wrk left in flight, then count.
-    const db = new Database(join(server.dataDir, "svc.db"), { readonly: true });
-    const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
-    const openHolds = () => count("SELECT count(*) AS n FROM holds WHERE status = 'open'");
-    for (let waited = 0; openHolds() > 0 && waited < 10_000; waited += 100) await Bun.sleep(100);
-    const metered = { usage_events: count("SELECT count(*) AS n FROM usage_events WHERE kind = 'inference'"), receipts: count("SELECT count(*) AS n FROM receipts WHERE kind = 'inference'"), open_holds: openHolds() };
-    db.close();
+    const metered = await meteredAfterRun(join(server.dataDir, "svc.db"), "inference");
     return { row, metered };
   } finally {
     await server.stop();

@@ -19,11 +19,10 @@
  * Usage: bun bench/sandboxes.ts [--runs 100] [--oneshots 200] [--duration 10] [--concurrency 8] [--json]
  * See bench/README.md.
  */
-import { Database } from "bun:sqlite";
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, meteredAfterRun, now, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
 const WARMUP = 20;
@@ -154,12 +153,7 @@ async function main(): Promise<number> {
     const elapsed = (now() - t0) / 1000;
 
     // Every answered execution metered: a usage event and a receipt each, nothing still held.
-    const db = new Database(join(server.dataDir, "svc.db"), { readonly: true });
-    const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
-    const openHolds = () => count("SELECT count(*) AS n FROM holds WHERE status = 'open'");
-    for (let waited = 0; openHolds() > 0 && waited < 10_000; waited += 100) await Bun.sleep(100);
-    const metered = { usage_events: count("SELECT count(*) AS n FROM usage_events WHERE kind = 'sandbox'"), receipts: count("SELECT count(*) AS n FROM receipts WHERE kind = 'sandbox'"), open_holds: openHolds() };
-    db.close();
+    const metered = await meteredAfterRun(join(server.dataDir, "svc.db"), "sandbox");
     const expected = WARMUP + oneShots.length + firsts.length + done;
     return { oneShot: latency(oneShots), createToFirst: latency(firsts), throughput: { concurrency: opts.concurrency, executions: done, errors, executions_per_sec: round2(done / elapsed) }, metered, expected };
   });

@@ -420,3 +420,34 @@ export async function runWithServer<T>(
   }
   return { ok: true, value };
 }
+
+/**
+ * What a run left in svc's database, once the calls still in flight when the load stopped have
+ * settled: usage events and receipts of `kind`, and durable holds still open. The three are read
+ * in one statement (one snapshot), again every 100 ms until two reads agree (at most 10 s): a
+ * reservation kept in memory leaves no row to wait for (docs/money.md), so "no open hold" alone
+ * no longer says the calls have finished.
+ */
+export async function meteredAfterRun(dbPath: string, kind: string): Promise<{ usage_events: number; receipts: number; open_holds: number }> {
+  const { Database } = await import("bun:sqlite");
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const read = () =>
+      db
+        .query<{ usage_events: number; receipts: number; open_holds: number }, [string, string]>(
+          `SELECT (SELECT count(*) FROM usage_events WHERE kind = ?1) AS usage_events, (SELECT count(*) FROM receipts WHERE kind = ?2) AS receipts,
+                  (SELECT count(*) FROM holds WHERE status = 'open') AS open_holds`,
+        )
+        .get(kind, kind)!;
+    let last = read();
+    for (let waited = 0; waited < 10_000; waited += 100) {
+      await sleep(100);
+      const next = read();
+      if (next.usage_events === last.usage_events && next.receipts === last.receipts && next.open_holds === last.open_holds && next.open_holds === 0) return next;
+      last = next;
+    }
+    return last;
+  } finally {
+    db.close();
+  }
+}
