@@ -11,6 +11,7 @@ import { currentVersion } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";
 import { nativeSecp256k1, useSecp256k1 } from "./core/eip191.ts";
 import { Signer } from "./core/signer.ts";
+import { MoneyLease } from "./core/money-lease.ts";
 import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
 import { livePid } from "./domains/backup/index.ts";
 import { parseReplica, redactReplicaUrl } from "./domains/backup/index.ts";
@@ -107,6 +108,18 @@ async function replicationChecks(config: Config): Promise<Check[]> {
   return out;
 }
 
+/** Who spends from the database now (docs/money.md): information, never a failure. */
+function moneyPathCheck(db: string): Check {
+  try {
+    const lease = MoneyLease.inspect(`${db}.money-lease`);
+    if (lease.mode === "exclusive") return ok("money path", `${lease.holder} keeps its reservations in memory (svc serve, alone)`);
+    if (lease.mode === "shared") return ok("money path", "shared: the processes that spend now write their reservations (a CLI command beside the server)");
+    return ok("money path", "no process spends now");
+  } catch (err) {
+    return warn("money path", `cannot read the money lease: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 /** What signs receipts (receipts.secp256k1): libsecp256k1 when it can, noble otherwise. */
 function signingCheck(setting: string): Check {
   try {
@@ -194,6 +207,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
   }
 
   checks.push(await checkPort(config));
+  if (existsSync(p.db)) checks.push(moneyPathCheck(p.db));
 
   checks.push(signingCheck(config.receipts.secp256k1));
 

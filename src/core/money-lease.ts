@@ -131,6 +131,24 @@ export class MoneyLease {
     throw moneyPathBusy(this.holder());
   }
 
+  /**
+   * Who holds the lease of a database now, seen from a process that does not (`svc doctor`):
+   * "exclusive" (a process keeps reservations in memory; `holder` names it), "shared" (processes
+   * spend with written reservations), or null (nobody spends). Takes and lets go at once.
+   */
+  static inspect(path: string): { mode: LeaseMode | null; holder: string } {
+    const probe = new MoneyLease(path, 0);
+    try {
+      if (probe.take("exclusive", 0, "inspect", false)) return { mode: null, holder: "" };
+      if (probe.take("shared", 0, "inspect", false)) return { mode: "shared", holder: "" };
+      return { mode: "exclusive", holder: probe.holder() };
+    } finally {
+      probe.conn?.close();
+      probe.conn = null;
+      probe.current = null;
+    }
+  }
+
   /** Lets go (a clean close). */
   release(): void {
     this.drop();
@@ -142,7 +160,8 @@ export class MoneyLease {
     return pid ? `pid ${pid}` : "a process that did not say which";
   }
 
-  private take(mode: LeaseMode, waitMs: number, why: string): boolean {
+  /** `advertise` false: a look only (inspect) — no advice file, no watch, no listeners. */
+  private take(mode: LeaseMode, waitMs: number, why: string, advertise = true): boolean {
     const conn = this.open();
     try {
       conn.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(waitMs))}`);
@@ -159,6 +178,7 @@ export class MoneyLease {
     }
     this.conn = conn;
     this.current = mode;
+    if (!advertise) return true;
     // A shared holder tries for exclusive no sooner than a second from now: a process that just
     // yielded must get its share back before the one it yielded to could take everything.
     if (mode === "shared") this.lastUpgrade = Date.now();

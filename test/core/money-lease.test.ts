@@ -3,7 +3,8 @@
  * keeps its calls' reservations in memory; an operator's `svc admin credit debit` beside it
  * makes the server yield — the reservation of a call in flight is written as a durable hold the
  * CLI sees, so the charge can never take credit the call holds — and the call still completes
- * with its receipt; once the command has exited the server spends from memory again.
+ * with its receipt; once the command has exited the server spends from memory again. svc doctor
+ * says who holds the money path.
  */
 import { beforeAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
@@ -38,7 +39,10 @@ test("svc admin credit debit beside a serving svc: the server yields, the call i
   expect((await cli(dir, models)).code).toBe(0);
   writeConfigFile(join(dir, "svc.toml"), { keys: { breaker_micro_usd_per_minute: 0 } });
 
+  // svc doctor says who spends: nobody yet, then the server keeping its reservations in memory.
+  expect((await cli(dir, ["doctor"])).stdout).toContain("no process spends now");
   const served = await serveSvc(dir);
+  expect((await cli(dir, ["doctor"])).stdout).toContain(`pid ${served.proc.pid} keeps its reservations in memory`);
   const db = new Database(join(dir, "svc.db"), { readonly: true });
   const holds = () => db.query<{ amount_micro_usd: number; status: string }, [string]>("SELECT amount_micro_usd, status FROM holds WHERE account_id = ?").all(accountId);
   const call = () =>
