@@ -9,6 +9,7 @@
  */
 import { createHash, createHmac } from "node:crypto";
 import { keccak_256 } from "@noble/hashes/sha3.js";
+import { keccak256 } from "./keccak.ts";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import * as secp from "@noble/secp256k1";
 import { loadNativeSecp256k1, type NativeSecp256k1 } from "./secp256k1-native.ts";
@@ -27,7 +28,7 @@ export function hashMessage(message: string | Uint8Array): Uint8Array {
   const buf = new Uint8Array(prefix.length + body.length);
   buf.set(prefix);
   buf.set(body, prefix.length);
-  return keccak_256(buf);
+  return keccak256(buf);
 }
 
 /** EIP-55 mixed-case checksum of a 20-byte hex address. */

@@ -46,13 +46,18 @@ describe("JSON shape", () => {
   });
 });
 
+/** The real server (svc serve's startServer) on a free loopback port, with max_body_bytes at `limit`. */
+async function servedWithBodyLimit(limit: number) {
+  const dir = tempDir();
+  setupDataDir({ configPath: join(dir, "svc.toml"), dataDir: dir, replica: "off", listen: `127.0.0.1:${await freePort()}` });
+  const config = loadConfig({ dataDir: dir }, {});
+  config.max_body_bytes = limit;
+  return startServer(openContext(config, { log: silentLogger }));
+}
+
 describe("413 on a real socket", () => {
   test("a declared Content-Length over the limit answers the JSON error body, however large it claims to be", async () => {
-    const dir = tempDir();
-    setupDataDir({ configPath: join(dir, "svc.toml"), dataDir: dir, replica: "off", listen: `127.0.0.1:${await freePort()}` });
-    const config = loadConfig({ dataDir: dir }, {});
-    config.max_body_bytes = 2048;
-    const server = await startServer(openContext(config, { log: silentLogger }));
+    const server = await servedWithBodyLimit(2048);
     try {
       const { hostname, port } = new URL(server.url);
       for (const declared of [4096, 99_999_999, 2 ** 40]) {
@@ -94,11 +99,7 @@ describe("a chunked body on a real socket (no Content-Length)", () => {
     });
 
   test("is read as a stream and cut off at the limit (413); one within it is parsed like any other", async () => {
-    const dir = tempDir();
-    setupDataDir({ configPath: join(dir, "svc.toml"), dataDir: dir, replica: "off", listen: `127.0.0.1:${await freePort()}` });
-    const config = loadConfig({ dataDir: dir }, {});
-    config.max_body_bytes = 2048;
-    const server = await startServer(openContext(config, { log: silentLogger }));
+    const server = await servedWithBodyLimit(2048);
     try {
       const { hostname, port } = new URL(server.url);
       const head = "POST /v1/auth/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n";

@@ -4,6 +4,8 @@ import { getAddress, hashMessage as viemHash, recoverMessageAddress as viemRecov
 import { privateKeyToAccount } from "viem/accounts";
 import { addressOfSecretKey, generateSecretKey, hashMessage, nativeSecp256k1, recoverMessageAddress, signMessage, toChecksumAddress, useSecp256k1 } from "../../src/core/eip191.ts";
 import { Sealer } from "../../src/core/seal.ts";
+import { keccak256, keccakImplementation, keccakReady } from "../../src/core/keccak.ts";
+import { keccak_256 } from "@noble/hashes/sha3.js";
 import { Signer } from "../../src/core/signer.ts";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -128,5 +130,16 @@ describe("which secp256k1 implementation signs (receipts.secp256k1)", () => {
     const other = ["/usr/lib/x86_64-linux-gnu/libz.so.1", "/lib/x86_64-linux-gnu/libz.so.1", "/usr/lib/aarch64-linux-gnu/libz.so.1"].find((p) => existsSync(p));
     if (other) expect(() => useSecp256k1(other)).toThrow(/cannot be used/);
     useSecp256k1("auto");
+  });
+});
+
+describe("keccak-256 (core/keccak.ts)", () => {
+  test("the WebAssembly keccak hashes as noble's does, for every length around the rate", async () => {
+    await keccakReady;
+    expect(keccakImplementation()).toBe("hash-wasm");
+    for (let n = 0; n < 300; n += 7) {
+      const bytes = new Uint8Array(n).map((_, i) => (i * 31 + n) & 255);
+      expect(Buffer.from(keccak256(bytes)).toString("hex")).toBe(Buffer.from(keccak_256(bytes)).toString("hex"));
+    }
   });
 });
