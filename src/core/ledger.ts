@@ -21,8 +21,9 @@
  * in-memory holds; the SQL guards of every spend name the in-memory total as a parameter. A
  * crash loses the in-memory holds and nothing else: they were never written, no charge was made
  * against them, and the work they covered is simply unbilled (bench/README.md, the money-crash
- * test). Because another process cannot see them, spending needs the money lease
- * (core/money-lease.ts): one process spends from a database at a time.
+ * test). Because another process cannot see them, a process keeps holds in memory only while
+ * it holds the money lease exclusively, and every other spend needs it at least shared
+ * (core/money-lease.ts).
  */
 import type { Clock } from "./clock.ts";
 import type { Db } from "./db.ts";
@@ -315,7 +316,6 @@ export class Ledger {
     if (spendable < amount) throw new InsufficientCredit(accountId, amount, spendable);
     const hold: MemoryHold = { id: this.nextMemoryId++, accountId, amount, createdAt: this.clock.now(), expiresAt };
     this.openInMemory(hold);
-    if (this.tx.active) this.tx.onRollback(() => this.closeInMemory(hold));
     return hold;
   }
 
@@ -348,7 +348,6 @@ export class Ledger {
         totals = charged > 0 ? this.update("UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd", charged, hold.accountId) : null;
       }
       this.closeInMemory(hold);
-      this.tx.onRollback(() => this.openInMemory(hold));
       if (!totals) return { charged: 0, entry: null };
       this.changed(hold.accountId, totals, -charged);
       return { charged, entry: this.append(hold.accountId, "debit", charged, totals, null, ref) };
@@ -359,7 +358,6 @@ export class Ledger {
   releaseInMemory(hold: MemoryHold): boolean {
     if (this.memoryHolds.get(hold.id) !== hold) return false;
     this.closeInMemory(hold);
-    if (this.tx.active) this.tx.onRollback(() => this.openInMemory(hold));
     return true;
   }
 
@@ -376,28 +374,27 @@ export class Ledger {
       if (!totals) throw unknownAccount(hold.accountId);
       const durable = this.writeHold(hold.accountId, hold.amount, totals, hold.createdAt, { ...opts, expiresAt: hold.expiresAt });
       this.closeInMemory(hold);
-      this.tx.onRollback(() => this.openInMemory(hold));
       return durable;
     });
   }
 
-  /** This process's in-memory holds whose work should have finished by now (the sweeper releases them). */
-  expiredMemoryHolds(now: number): MemoryHold[] {
-    return [...this.memoryHolds.values()].filter((h) => h.expiresAt <= now);
-  }
-
+  /** Opens (+1) or closes (-1) an in-memory hold; inside a transaction, undone if it rolls back. */
   private openInMemory(hold: MemoryHold): void {
-    this.memoryHolds.set(hold.id, hold);
-    this.heldInMemory.set(hold.accountId, this.memoryHeld(hold.accountId) + hold.amount);
-    this.memoryTotal += hold.amount;
+    this.moveInMemory(hold, 1);
   }
 
   private closeInMemory(hold: MemoryHold): void {
-    this.memoryHolds.delete(hold.id);
-    const left = this.memoryHeld(hold.accountId) - hold.amount;
+    this.moveInMemory(hold, -1);
+  }
+
+  private moveInMemory(hold: MemoryHold, sign: 1 | -1, undoable = true): void {
+    if (sign > 0) this.memoryHolds.set(hold.id, hold);
+    else this.memoryHolds.delete(hold.id);
+    const left = this.memoryHeld(hold.accountId) + sign * hold.amount;
     if (left > 0) this.heldInMemory.set(hold.accountId, left);
     else this.heldInMemory.delete(hold.accountId);
-    this.memoryTotal -= hold.amount;
+    this.memoryTotal += sign * hold.amount;
+    if (undoable && this.tx.active) this.tx.onRollback(() => this.moveInMemory(hold, sign > 0 ? -1 : 1, false));
   }
 
   getHold(holdId: string): Hold | null {

@@ -216,6 +216,13 @@ const holdRecord = (r: Reservation) => ({
   spender: { keyId: r.keyId, keyChain: JSON.stringify(r.chain), month: r.month, kind: r.kind, resource: r.resource, runId: r.runId },
 });
 
+/** A key's buckets in a breaker window, made empty when it has none. */
+function bucketsOf(window: Map<string, Map<number, MicroUsd>>, keyId: string): Map<number, MicroUsd> {
+  let buckets = window.get(keyId);
+  if (!buckets) window.set(keyId, (buckets = new Map()));
+  return buckets;
+}
+
 function bump(map: Map<string, number>, key: string, by: number): void {
   const next = (map.get(key) ?? 0) + by;
   if (next) map.set(key, next);
@@ -644,10 +651,9 @@ export class Meter {
   sweep(limit = 500): number {
     const now = this.clock.now();
     let released = 0;
-    for (const hold of this.ledger.expiredMemoryHolds(now)) {
-      const r = this.live.get(hold.id);
-      if (r) this.release(r);
-      else this.ledger.releaseInMemory(hold);
+    for (const r of [...this.live.values()]) {
+      if (r.memoryHold!.expiresAt > now) continue;
+      this.release(r);
       released++;
     }
     for (const hold of this.ledger.expiredHolds(now, limit)) {
@@ -743,10 +749,7 @@ export class Meter {
   }
 
   private windowOf(keyId: string): Map<number, MicroUsd> {
-    const window = (this.window ??= this.seedWindow());
-    let buckets = window.get(keyId);
-    if (!buckets) window.set(keyId, (buckets = new Map()));
-    return buckets;
+    return bucketsOf((this.window ??= this.seedWindow()), keyId);
   }
 
   /**
@@ -761,8 +764,7 @@ export class Meter {
     const add = (ids: string[], amount: number, at: number) => {
       const bucket = Math.floor(at / BUCKET_MS);
       for (const id of ids) {
-        let buckets = window.get(id);
-        if (!buckets) window.set(id, (buckets = new Map()));
+        const buckets = bucketsOf(window, id);
         buckets.set(bucket, (buckets.get(bucket) ?? 0) + amount);
       }
     };

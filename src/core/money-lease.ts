@@ -236,13 +236,11 @@ export class MoneyLease {
 
   private wantedByOther(): boolean {
     if (this.path === null) return false;
-    try {
-      const st = statSync(`${this.path}.wanted`);
-      if (Date.now() - st.mtimeMs > WANTED_FRESH_MS) return false;
-      return this.readFirstWord(`${this.path}.wanted`) !== String(process.pid);
-    } catch {
-      return false;
-    }
+    // Looked at every 50 ms by a holder: no exception made for the usual answer (no file).
+    const st = statSync(`${this.path}.wanted`, { throwIfNoEntry: false });
+    if (!st || Date.now() - st.mtimeMs > WANTED_FRESH_MS) return false;
+    const pid = this.readFirstWord(`${this.path}.wanted`);
+    return pid !== null && pid !== String(process.pid);
   }
 
   private writeWanted(): void {
