@@ -56,6 +56,7 @@ import m0049 from "./0049_launches.sql" with { type: "text" };
 import m0050 from "./0050_treasury_spends.sql" with { type: "text" };
 import m0051 from "./0051_money_path_indexes.sql" with { type: "text" };
 import m0052 from "./0052_breaker_window_in_memory.sql" with { type: "text" };
+import m0053 from "./0053_read_epoch.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -117,4 +118,5 @@ export const migrations: Migration[] = [
   { version: 50, name: "0050_treasury_spends", sql: m0050 },
   { version: 51, name: "0051_money_path_indexes", sql: m0051 },
   { version: 52, name: "0052_breaker_window_in_memory", sql: m0052 },
+  { version: 53, name: "0053_read_epoch", sql: m0053 },
 ];

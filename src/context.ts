@@ -22,6 +22,7 @@ import { MoneyLease } from "./core/money-lease.ts";
 import { applyMigrations } from "./core/migrate.ts";
 import { Outbox, type OutboxEvent } from "./core/outbox.ts";
 import { RateLimiter } from "./core/ratelimit.ts";
+import { ReadCache } from "./core/read-cache.ts";
 import { Scheduler } from "./core/scheduler.ts";
 import { Sealer } from "./core/seal.ts";
 import { Signer } from "./core/signer.ts";
@@ -37,6 +38,8 @@ export interface Context {
   log: Logger;
   db: Db;
   tx: Transactions;
+  /** Rarely changed rows the hot path reads, kept between their changes (core/read-cache.ts). */
+  reads: ReadCache;
   events: Bus<OutboxEvent>;
   outbox: Outbox;
   ledger: Ledger;
@@ -76,6 +79,7 @@ export function createContext(config: Config, options: ContextOptions = {}): Con
     throw err;
   }
   const tx = new Transactions(db);
+  const reads = new ReadCache(db, tx);
   const events = new Bus<OutboxEvent>();
   const outbox = new Outbox(db, tx, clock, events);
   // Reservations stay in memory while this process spends alone (core/money-lease.ts): taken on the first spend, let go on close.
@@ -96,10 +100,11 @@ export function createContext(config: Config, options: ContextOptions = {}): Con
     log,
     db,
     tx,
+    reads,
     events,
     outbox,
     ledger,
-    meter: new Meter(db, tx, clock, ledger, outbox, new Bus<UsageEvent>()),
+    meter: new Meter(db, tx, clock, ledger, outbox, new Bus<UsageEvent>(), reads),
     audit: new AuditLog(db, clock),
     scheduler,
     sealer,

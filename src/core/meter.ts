@@ -43,6 +43,7 @@ import { type Hold, type Ledger, type MemoryHold } from "./ledger.ts";
 import { assertMicroUsd, type MicroUsd } from "./money.ts";
 import type { Outbox } from "./outbox.ts";
 import type { Bus } from "./bus.ts";
+import type { ReadCache } from "./read-cache.ts";
 import type { Transactions } from "./transaction.ts";
 
 /** Breaker window: spend over the last minute, in 10-second buckets. */
@@ -201,7 +202,6 @@ interface KeyRow {
   frozen_at: number | null;
   monthly_cap_micro_usd: number | null;
   total_cap_micro_usd: number | null;
-  total_spent_micro_usd: number;
   breaker_micro_usd_per_minute: number | null;
   allowed_models: string | null;
   allowed_services: string | null;
@@ -260,6 +260,7 @@ export class Meter {
     private readonly outbox: Outbox,
     /** Committed usage events, for SSE feeds (published after commit). */
     readonly usage: Bus<UsageEvent>,
+    private readonly reads: ReadCache,
   ) {
     ledger.lease.onYield(() => this.persistInFlight());
   }
@@ -279,23 +280,33 @@ export class Meter {
 
   /**
    * The key and its ancestors, nearest first: a primary-key read per level (most keys have no
-   * parent), cheaper than one recursive query — which cost more than the rest of a reservation.
+   * parent), cheaper than one recursive query — which cost more than the rest of a reservation —
+   * and outside a transaction served from the read cache (core/read-cache.ts): a key's limits
+   * change rarely. Its lifetime spend, which every settle changes, is not part of the row; capHit
+   * reads it.
    */
   chain(keyId: string): KeyRow[] {
-    const byId = this.db.query<KeyRow, [string]>(
-      `SELECT id, parent_id, revoked_at, expires_at, not_before, frozen_at, monthly_cap_micro_usd, total_cap_micro_usd,
-              total_spent_micro_usd, breaker_micro_usd_per_minute, allowed_models, allowed_services
-       FROM api_keys WHERE id = ?`,
-    );
     const chain: KeyRow[] = [];
     // Bounded: delegation is a tree, but a chain longer than this would be corrupt data, not a reason to loop.
     for (let id: string | null = keyId; id !== null && chain.length < MAX_CHAIN; ) {
-      const key = byId.get(id);
+      const key = this.keyRow(id);
       if (!key) break;
       chain.push(key);
       id = key.parent_id;
     }
     return chain;
+  }
+
+  private keyRow(id: string): KeyRow | null {
+    const load = () =>
+      this.db
+        .query<KeyRow, [string]>(
+          `SELECT id, parent_id, revoked_at, expires_at, not_before, frozen_at, monthly_cap_micro_usd, total_cap_micro_usd,
+                  breaker_micro_usd_per_minute, allowed_models, allowed_services
+           FROM api_keys WHERE id = ?`,
+        )
+        .get(id);
+    return this.reads.get("meter.key", id, load, (row) => row !== null);
   }
 
   reserve(input: ReserveInput): Reservation {
@@ -708,8 +719,9 @@ export class Meter {
     }
     if (key.total_cap_micro_usd !== null) {
       const held = this.heldByKey(key.id);
-      if (key.total_spent_micro_usd + held + amount > key.total_cap_micro_usd) {
-        return { keyId: key.id, month, cap: key.total_cap_micro_usd, spent: key.total_spent_micro_usd, period: "lifetime" };
+      const spent = this.db.query<{ spent: number }, [string]>("SELECT total_spent_micro_usd AS spent FROM api_keys WHERE id = ?").get(key.id)?.spent ?? 0;
+      if (spent + held + amount > key.total_cap_micro_usd) {
+        return { keyId: key.id, month, cap: key.total_cap_micro_usd, spent, period: "lifetime" };
       }
     }
     return null;

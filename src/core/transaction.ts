@@ -44,8 +44,14 @@ export class Transactions {
   private queue: Queued[] = [];
   private flushScheduled = false;
   private paused = 0;
+  private readonly endListeners: (() => void)[] = [];
 
   constructor(private readonly db: Db) {}
+
+  /** Calls `listener` whenever a transaction of this connection run here ends, committed or rolled back (core/read-cache.ts). */
+  onEnd(listener: () => void): void {
+    this.endListeners.push(listener);
+  }
 
   get active(): boolean {
     return this.hooks !== null;
@@ -77,6 +83,7 @@ export class Transactions {
       hooks = this.hooks;
       this.hooks = null;
       this.undo = [];
+      for (const listener of this.endListeners) listener();
     }
     for (const hook of hooks) hook();
     return result;

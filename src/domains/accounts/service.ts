@@ -53,8 +53,8 @@ export function getAccount(ctx: Context, id: string): AccountView {
 
 /** True when the account exists and is suspended (checked on every authenticated request). */
 export function isSuspended(ctx: Context, id: string): boolean {
-  const row = ctx.db.query<{ s: number | null }, [string]>("SELECT suspended_at AS s FROM accounts WHERE id = ?").get(id);
-  return row?.s != null;
+  // On every authenticated request: from the read cache, which the accounts' suspension trigger keeps current (migration 0053).
+  return ctx.reads.get("accounts.suspended", id, () => ctx.db.query<{ s: number | null }, [string]>("SELECT suspended_at AS s FROM accounts WHERE id = ?").get(id)?.s != null);
 }
 
 export interface SuspendInput {

@@ -23,13 +23,15 @@ export function setModelRoute(ctx: Context, accountId: string, from: string, to:
     const model = snapshot.model(id);
     if (!model || model.type !== "chat") throw invalidField(field, `${id} is not a chat model of this deployment's catalogue`);
   }
-  ctx.db
-    .query("INSERT INTO account_model_routes (account_id, from_model, to_model, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, from_model) DO UPDATE SET to_model = excluded.to_model, created_at = excluded.created_at")
-    .run(accountId, from, to, ctx.clock.now());
+  ctx.tx.join(() =>
+    ctx.db
+      .query("INSERT INTO account_model_routes (account_id, from_model, to_model, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, from_model) DO UPDATE SET to_model = excluded.to_model, created_at = excluded.created_at")
+      .run(accountId, from, to, ctx.clock.now()),
+  );
 }
 
 export function clearModelRoute(ctx: Context, accountId: string, from: string): void {
-  ctx.db.query("DELETE FROM account_model_routes WHERE account_id = ? AND from_model = ?").run(accountId, from);
+  ctx.tx.join(() => ctx.db.query("DELETE FROM account_model_routes WHERE account_id = ? AND from_model = ?").run(accountId, from));
 }
 
 export function modelRoutesOf(ctx: Context, accountId: string): ModelRoute[] {
@@ -40,5 +42,6 @@ export function modelRoutesOf(ctx: Context, accountId: string): ModelRoute[] {
 
 /** The model the account's requests for `model` go to, or null when it has no route for it. */
 export function routedModel(ctx: Context, accountId: string, model: string): string | null {
-  return ctx.db.query<{ to_model: string }, [string, string]>("SELECT to_model FROM account_model_routes WHERE account_id = ? AND from_model = ?").get(accountId, model)?.to_model ?? null;
+  // Read on every chat call: from the read cache, kept current by the routes' trigger (migration 0053).
+  return ctx.reads.get("inference.model_route", `${accountId} ${model}`, () => ctx.db.query<{ to_model: string }, [string, string]>("SELECT to_model FROM account_model_routes WHERE account_id = ? AND from_model = ?").get(accountId, model)?.to_model ?? null);
 }

@@ -29,7 +29,8 @@ const MAX_ROTATIONS_FOLLOWED = 8;
 const SELECT = "SELECT id, account_id, scopes, expires_at, not_before, revoked_at, rotated_to, grace_until FROM api_keys";
 
 export function resolveApiKey(ctx: Context, tokenSha256: string): ApiKeyPrincipal {
-  const row = ctx.db.query<Row, [string]>(`${SELECT} WHERE token_sha256 = ?`).get(tokenSha256);
+  // From the read cache (core/read-cache.ts): every column read here is one the keys' trigger watches (migration 0053).
+  const row = ctx.reads.get("keys.by_token", tokenSha256, () => ctx.db.query<Row, [string]>(`${SELECT} WHERE token_sha256 = ?`).get(tokenSha256), (r) => r !== null);
   if (!row) throw unauthorized("invalid_api_key", "the API key is not valid");
   return principalOf(ctx, row);
 }
@@ -51,7 +52,8 @@ function principalOf(ctx: Context, first: Row): ApiKeyPrincipal {
     if (row.grace_until === null || row.grace_until <= now || i === MAX_ROTATIONS_FOLLOWED) {
       throw unauthorized("api_key_rotated", "the API key was rotated and its grace period is over; use the replacement");
     }
-    row = ctx.db.query<Row, [string]>(`${SELECT} WHERE id = ?`).get(row.rotated_to)!;
+    const next = row.rotated_to;
+    row = ctx.reads.get("keys.by_id", next, () => ctx.db.query<Row, [string]>(`${SELECT} WHERE id = ?`).get(next), (r) => r !== null)!;
   }
   if (row.revoked_at !== null) throw unauthorized("api_key_revoked", "the API key has been revoked");
   if (row.expires_at !== null && row.expires_at <= now) throw unauthorized("api_key_expired", "the API key has expired");

@@ -149,7 +149,7 @@ export function rotateKey(ctx: Context, accountId: string, keyId: string): Minte
 
 /** Moves a key's expiry (a ghost session extended). The caller enforces its own limits. */
 export function setKeyExpiry(ctx: Context, keyId: string, expiresAt: number): void {
-  ctx.db.query("UPDATE api_keys SET expires_at = ? WHERE id = ?").run(expiresAt, keyId);
+  ctx.tx.join(() => ctx.db.query("UPDATE api_keys SET expires_at = ? WHERE id = ?").run(expiresAt, keyId));
 }
 
 /**

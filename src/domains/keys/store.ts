@@ -166,5 +166,5 @@ export function keyCountsOf(ctx: Context, accountId: string): { total: number; a
 
 /** The privacy tier a key asks for by default (null: none set). */
 export function keyPrivacyTier(ctx: Context, keyId: string): PrivacyTier | null {
-  return ctx.db.query<{ privacy_tier: PrivacyTier | null }, [string]>("SELECT privacy_tier FROM api_keys WHERE id = ?").get(keyId)?.privacy_tier ?? null;
+  return ctx.reads.get("keys.privacy_tier", keyId, () => ctx.db.query<{ privacy_tier: PrivacyTier | null }, [string]>("SELECT privacy_tier FROM api_keys WHERE id = ?").get(keyId)?.privacy_tier ?? null);
 }
