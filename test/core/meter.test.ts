@@ -475,14 +475,23 @@ describe("concurrency (separate processes, one database)", () => {
     reader.releaseLock();
     return JSON.parse(line) as Outcome;
   }
+  /** A worker that takes `count` reservations of `amount` and keeps them (`mode`); `fn` runs while it holds them, then it is killed -9. */
+  async function whileHeld(account: string, count: number, amount: number, mode: "hold" | "hold-stuck", fn: (held: Outcome, holder: ReturnType<typeof spawnWorker>) => Promise<void> | void) {
+    const holder = spawnWorker(account, "-", count, amount, mode);
+    try {
+      await fn(await holding(holder), holder);
+    } finally {
+      holder.kill(9);
+      await holder.exited;
+    }
+    return holder;
+  }
   const accountRow = (account: string) => h.ctx.db.query<{ b: number; h: number }, [string]>("SELECT balance_micro_usd AS b, held_micro_usd AS h FROM accounts WHERE id = ?").get(account)!;
 
   test("a process keeping reservations in memory yields to another that must spend: they become durable holds the other sees, and neither overspends", async () => {
     h = makeHarness();
     const account = funded(50 * USD);
-    const holder = spawnWorker(account, "-", 30, USD, "hold");
-    try {
-      const held = await holding(holder);
+    await whileHeld(account, 30, USD, "hold", (held) => {
       expect([held.won.length, held.started]).toEqual([30, 30]);
       expect(held.won.every((r) => r.memoryHold && r.holdId === null)).toBe(true);
       // Nothing of it is written: the database shows the whole balance, nothing held.
@@ -504,10 +513,7 @@ describe("concurrency (separate processes, one database)", () => {
       expect(accountRow(account)).toEqual({ b: 50 * USD, h: 50 * USD });
       expect(count("SELECT count(*) AS n FROM holds WHERE account_id = ? AND status = 'open'", account)).toBe(50);
       for (const r of mine) h.ctx.meter.settle(r, 500_000);
-    } finally {
-      holder.kill(9);
-      await holder.exited;
-    }
+    });
     // Its reservations were written when it yielded: they outlive it, and the sweeper gives them back
     // once their TTL passes (on the worker's clock, the wall clock).
     expect(accountRow(account)).toEqual({ b: 40 * USD, h: 30 * USD });
@@ -519,14 +525,10 @@ describe("concurrency (separate processes, one database)", () => {
   test("killed -9 while it holds reservations in memory, a process loses them and nothing else: the credit is whole for the next", async () => {
     h = makeHarness();
     const account = funded(50 * USD);
-    const holder = spawnWorker(account, "-", 50, USD, "hold");
-    try {
-      expect((await holding(holder)).won.length).toBe(50);
+    const holder = await whileHeld(account, 50, USD, "hold", (held) => {
+      expect(held.won.length).toBe(50);
       expect(accountRow(account)).toEqual({ b: 50 * USD, h: 0 });
-    } finally {
-      holder.kill(9);
-      await holder.exited;
-    }
+    });
     expect(holder.signalCode).toBe("SIGKILL");
     // The lease died with it: this process takes it exclusively, and the whole credit is spendable.
     expect(h.ctx.ledger.balance(account)).toEqual({ balance_micro_usd: 50 * USD, held_micro_usd: 0, spendable_micro_usd: 50 * USD });
@@ -540,9 +542,8 @@ describe("concurrency (separate processes, one database)", () => {
   test("a holder that does not yield in time: the other is refused with 503 money_path_busy and spends nothing", async () => {
     h = makeHarness();
     const account = funded(50 * USD);
-    const holder = spawnWorker(account, "-", 10, USD, "hold-stuck");
-    try {
-      expect((await holding(holder)).won.length).toBe(10);
+    await whileHeld(account, 10, USD, "hold-stuck", (held, holder) => {
+      expect(held.won.length).toBe(10);
       h.ctx.ledger.lease.waitMs = 300;
       for (const attempt of [
         () => h.ctx.meter.reserve({ accountId: account, keyId: null, amount: USD, kind: "race" }),
@@ -557,9 +558,6 @@ describe("concurrency (separate processes, one database)", () => {
       // Money in needs no lease.
       h.ctx.ledger.credit(account, 10 * USD, { type: "deposit" });
       expect(accountRow(account)).toEqual({ b: 60 * USD, h: 0 });
-    } finally {
-      holder.kill(9);
-      await holder.exited;
-    }
+    });
   }, 30_000);
 });
