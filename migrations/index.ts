@@ -57,6 +57,7 @@ import m0050 from "./0050_treasury_spends.sql" with { type: "text" };
 import m0051 from "./0051_money_path_indexes.sql" with { type: "text" };
 import m0052 from "./0052_breaker_window_in_memory.sql" with { type: "text" };
 import m0053 from "./0053_read_epoch.sql" with { type: "text" };
+import m0054 from "./0054_webhooks_read_epoch.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -119,4 +120,5 @@ export const migrations: Migration[] = [
   { version: 51, name: "0051_money_path_indexes", sql: m0051 },
   { version: 52, name: "0052_breaker_window_in_memory", sql: m0052 },
   { version: 53, name: "0053_read_epoch", sql: m0053 },
+  { version: 54, name: "0054_webhooks_read_epoch", sql: m0054 },
 ];

@@ -1,13 +1,13 @@
 /**
  * Rows every request reads but that rarely change — an API key's scopes and validity, its
- * delegation chain's caps, an account's suspension, a model route — kept in memory between
- * their changes. Each read through SQLite costs 5–20 µs on a busy server (a read transaction on
- * the WAL, then the page lookups); a metered call made six of them before its first byte went
- * upstream (bench/README.md, stop 40).
+ * delegation chain's caps, an account's suspension, a model route, the accounts with a live
+ * webhook — kept in memory between their changes. Each read through SQLite costs 5–20 µs on a
+ * busy server (a read transaction on the WAL, then the page lookups); a metered call made six of
+ * them before its first byte went upstream (bench/README.md, stop 40).
  *
  * When a copy is stale. One counter row, `read_epoch`, is bumped by triggers declared on the
  * cached tables for the columns that are cached (each by its owning area, in its migration:
- * 0053). A trigger runs inside whatever writes the row — any code path, the CLI, another
+ * 0053, 0054). A trigger runs inside whatever writes the row — any code path, the CLI, another
  * process — and commits or rolls back with it. Before using a copy this process reads the
  * counter; if it moved, every copy is dropped. So a change is seen as soon as it is committed,
  * with one exception made for speed: the counter is read at most once per turn of the event
@@ -30,6 +30,7 @@ import type { Transactions } from "./transaction.ts";
 
 /** Entries per space before it starts over: far above any deployment's active keys and routes. */
 const MAX_ENTRIES = 20_000;
+const ALWAYS = () => true;
 
 export class ReadCache {
   private readonly spaces = new Map<string, Map<string, unknown>>();
@@ -52,7 +53,7 @@ export class ReadCache {
    * The value for `key` in `space`: the copy when it is current, else `load()` — stored unless
    * `cacheable` says no.
    */
-  get<T>(space: string, key: string, load: () => T, cacheable: (value: T) => boolean = () => true): T {
+  get<T>(space: string, key: string, load: () => T, cacheable: (value: T) => boolean = ALWAYS): T {
     if (this.db.inTransaction) return load();
     this.check();
     let entries = this.spaces.get(space);
@@ -66,8 +67,8 @@ export class ReadCache {
 
   private check(): void {
     if (this.checked) return;
-    const epoch = this.db.query<{ n: number }, []>("SELECT n FROM read_epoch WHERE id = 1").get()?.n ?? null;
-    if (epoch === null || epoch !== this.epoch) this.spaces.clear();
+    const epoch = this.db.query<{ n: number }, []>("SELECT n FROM read_epoch WHERE id = 1").get()!.n;
+    if (epoch !== this.epoch) this.spaces.clear();
     this.epoch = epoch;
     this.checked = true;
     setImmediate(this.uncheck);

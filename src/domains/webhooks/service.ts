@@ -14,7 +14,6 @@ import { assertWithinPlanLimit } from "../billing/index.ts";
 import { parseEventFilter, WEBHOOK_TEST } from "./catalog.ts";
 import { sealSecret, newWebhookSecret } from "./signing.ts";
 import { resolveTarget, TargetRefused } from "./ssrf.ts";
-import { webhooksChanged } from "./live-accounts.ts";
 import { type DeliveryRow, deliveryView, type DeliveryView, type DisabledReason, getWebhookRow, WEBHOOK_ID_PREFIX, type WebhookRow, webhookView, type WebhookView } from "./store.ts";
 
 /** Rows GET /v1/webhooks/:id/deliveries returns (spec §8). */
@@ -50,7 +49,6 @@ export async function createWebhook(ctx: Context, input: CreateInput): Promise<{
     const held = ctx.db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM webhooks WHERE account_id = ? AND disabled_reason IS NOT 'revoked'").get(input.accountId)!.n;
     assertWithinPlanLimit(ctx, input.accountId, "webhooks", held);
     const created = ctx.outbox.emit("webhook_created", input.accountId, { webhook_id: id, events, description: input.description ?? null });
-    webhooksChanged(ctx);
     // after_seq = its own creation event: a webhook receives what happens after it exists.
     return ctx.db
       .query<WebhookRow, [string, string, string, string, string | null, string, number, number]>(
@@ -85,7 +83,6 @@ export function disableWebhook(ctx: Context, row: WebhookRow, reason: DisabledRe
   const now = ctx.clock.now();
   const changed = ctx.db.query("UPDATE webhooks SET disabled_at = ?, disabled_reason = ? WHERE id = ? AND disabled_at IS NULL").run(now, reason, row.id).changes;
   if (!changed) return;
-  webhooksChanged(ctx);
   ctx.db
     .query("UPDATE webhook_deliveries SET status = 'skipped', last_error = ?, next_attempt_at = NULL, updated_at = ? WHERE webhook_id = ? AND status = 'pending'")
     .run(reason === "revoked" ? "webhook revoked" : "webhook disabled", now, row.id);
@@ -111,7 +108,6 @@ export function enableWebhook(ctx: Context, accountId: string, id: string): Webh
     const row = ownWebhook(ctx, accountId, id);
     if (row.disabled_reason === "revoked") throw conflict("webhook_revoked", "a deleted webhook stays revoked; create a new one");
     ctx.db.query("UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL, consecutive_failures = 0 WHERE id = ?").run(row.id);
-    webhooksChanged(ctx);
     return webhookView(getWebhookRow(ctx, row.id)!);
   });
 }
