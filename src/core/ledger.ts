@@ -129,6 +129,9 @@ export class InsufficientCredit extends ApiError {
   }
 }
 
+/** A debit of ?1 from account ?2 only while its spendable credit covers it, ?3 being what this process holds in memory for it. */
+const SPENDABLE_DEBIT =
+  "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd - ?3 >= ?1 RETURNING balance_micro_usd, held_micro_usd";
 const unknownAccount = (id: string) => new ApiError(404, "not_found", `account ${id} not found`);
 
 interface Totals {
@@ -199,7 +202,7 @@ export class Ledger {
     this.lease.requireSpend(!this.db.inTransaction);
     return this.tx.join(() => {
       const totals = this.update(
-        "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd - ?3 >= ?1 RETURNING balance_micro_usd, held_micro_usd",
+        SPENDABLE_DEBIT,
         amount,
         accountId,
         this.memoryHeld(accountId),
@@ -334,17 +337,11 @@ export class Ledger {
       // What the other reservations of the account leave: this hold's own amount is its to spend.
       const others = this.memoryHeld(hold.accountId) - hold.amount;
       let charged = cost;
-      let totals = cost > 0 ? this.update(
-        "UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 AND balance_micro_usd - held_micro_usd - ?3 >= ?1 RETURNING balance_micro_usd, held_micro_usd",
-        cost,
-        hold.accountId,
-        others,
-      ) : null;
+      let totals = cost > 0 ? this.update(SPENDABLE_DEBIT, cost, hold.accountId, others) : null;
       if (cost > 0 && !totals) {
-        // The credit is not there (a cost above the hold, or credit taken meanwhile): what there is.
-        const row = this.db.query<Totals, [string]>("SELECT balance_micro_usd, held_micro_usd FROM accounts WHERE id = ?").get(hold.accountId);
-        if (!row) throw unknownAccount(hold.accountId);
-        charged = Math.max(0, Math.min(cost, row.balance_micro_usd - row.held_micro_usd - others));
+        // The credit is not there (a cost above the hold, or credit taken meanwhile): what there is,
+        // this hold's own amount included.
+        charged = Math.max(0, Math.min(cost, this.balance(hold.accountId).spendable_micro_usd + hold.amount));
         totals = charged > 0 ? this.update("UPDATE accounts SET balance_micro_usd = balance_micro_usd - ?1 WHERE id = ?2 RETURNING balance_micro_usd, held_micro_usd", charged, hold.accountId) : null;
       }
       this.closeInMemory(hold);
