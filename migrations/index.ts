@@ -58,6 +58,7 @@ import m0051 from "./0051_money_path_indexes.sql" with { type: "text" };
 import m0052 from "./0052_breaker_window_in_memory.sql" with { type: "text" };
 import m0053 from "./0053_read_epoch.sql" with { type: "text" };
 import m0054 from "./0054_webhooks_read_epoch.sql" with { type: "text" };
+import m0055 from "./0055_denylist_read_epoch.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -121,4 +122,5 @@ export const migrations: Migration[] = [
   { version: 52, name: "0052_breaker_window_in_memory", sql: m0052 },
   { version: 53, name: "0053_read_epoch", sql: m0053 },
   { version: 54, name: "0054_webhooks_read_epoch", sql: m0054 },
+  { version: 55, name: "0055_denylist_read_epoch", sql: m0055 },
 ];

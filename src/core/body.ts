@@ -20,8 +20,8 @@ export interface BodyPolicy {
   maxJsonDepth: number;
   /** Most values (array elements, object members, scalars) a JSON body may hold. */
   maxJsonElements: number;
-  /** Called with the hex sha256 of every non-empty body; true refuses the request. */
-  isDenied(sha256: string): boolean;
+  /** Asked of every non-empty body, with its hex sha256 to compute if needed (not at all while nothing is denied); true refuses the request. */
+  isDenied(sha256: () => string): boolean;
 }
 
 const rawBodies = new WeakMap<Request, Uint8Array>();
@@ -158,7 +158,7 @@ export function bodyHook(policy: BodyPolicy) {
     const limit = policy.routeLimits?.size ? (policy.routeLimits.get(`${request.method} ${new URL(request.url).pathname}`) ?? policy.maxBytes) : policy.maxBytes;
     const bytes = await readLimited(request, limit);
     if (bytes.byteLength === 0) return undefined;
-    if (policy.isDenied(createHash("sha256").update(bytes).digest("hex"))) throw payloadDenied();
+    if (policy.isDenied(() => createHash("sha256").update(bytes).digest("hex"))) throw payloadDenied();
     rawBodies.set(request, bytes);
     // The full header: Elysia's contentType may leave out parameters (a multipart boundary).
     return parseBytes(bytes, request.headers.get("content-type") ?? contentType ?? "", { maxDepth: policy.maxJsonDepth, maxElements: policy.maxJsonElements });

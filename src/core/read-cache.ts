@@ -7,7 +7,7 @@
  *
  * When a copy is stale. One counter row, `read_epoch`, is bumped by triggers declared on the
  * cached tables for the columns that are cached (each by its owning area, in its migration:
- * 0053, 0054). A trigger runs inside whatever writes the row — any code path, the CLI, another
+ * 0053, 0054, 0055). A trigger runs inside whatever writes the row — any code path, the CLI, another
  * process — and commits or rolls back with it. Before using a copy this process reads the
  * counter; if it moved, every copy is dropped. So a change is seen as soon as it is committed,
  * with one exception made for speed: the counter is read at most once per turn of the event

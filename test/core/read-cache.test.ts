@@ -8,6 +8,7 @@ import { routedModel } from "../../src/domains/inference/model-rerouting.ts";
 import { resolveApiKey } from "../../src/domains/keys/principal.ts";
 import { revokeKey } from "../../src/domains/keys/service.ts";
 import { setSuspended } from "../../src/domains/accounts/service.ts";
+import { addDenied, isDenied, removeDenied } from "../../src/domains/admin/denylist.ts";
 import { sha256Hex } from "../../src/core/secrets.ts";
 import { accountWithSession, apiKeyFor } from "../support/fixtures.ts";
 import { bearer, type Harness, makeHarness } from "../support/harness.ts";
@@ -78,6 +79,23 @@ describe("a cached row that changes", () => {
     otherProcess((db) => db.run("UPDATE api_keys SET name = 'renamed' WHERE id = ?", [key.id]));
     await nextTurn();
     expect(resolveApiKey(h.ctx, sha).scopes).toEqual(["inference"]);
+  });
+
+  test("a digest denied or allowed again, here or by another process, is followed (the empty list is what is cached)", async () => {
+    keyed();
+    const [a, b] = ["a".repeat(64), "b".repeat(64)];
+    expect(isDenied(h.ctx, a)).toBe(false);
+    addDenied(h.ctx, { sha256: a, actor: "cli" });
+    expect(isDenied(h.ctx, a)).toBe(true);
+    expect(isDenied(h.ctx, b)).toBe(false);
+    removeDenied(h.ctx, { sha256: a, actor: "cli" });
+    expect(isDenied(h.ctx, a)).toBe(false);
+    otherProcess((db) => db.run("INSERT INTO denylist (sha256, reason, created_at) VALUES (?, NULL, 0)", [b]));
+    await nextTurn();
+    expect(isDenied(h.ctx, b)).toBe(true);
+    otherProcess((db) => db.run("DELETE FROM denylist"));
+    await nextTurn();
+    expect(isDenied(h.ctx, b)).toBe(false);
   });
 
   test("a model route set or cleared in another process is followed", async () => {
