@@ -9,6 +9,7 @@
  */
 import { type AnyElysia, Elysia } from "elysia";
 import type { Context } from "./context.ts";
+import { arrivalOf, markArrival } from "./core/arrivals.ts";
 import { bodyHook } from "./core/body.ts";
 import { errorHandler } from "./core/error-handler.ts";
 import { type MethodsOf, methodsOf } from "./core/route-methods.ts";
@@ -21,14 +22,13 @@ import { metaRoutes } from "./meta-routes.ts";
 import { enabledModules } from "./module.ts";
 
 export function buildApp(ctx: Context): AnyElysia {
-  const started = new WeakMap<Request, number>();
   // Built from the mounted routes on first use (the routes are mounted below).
   let methods: MethodsOf | undefined;
   let kinds: Map<string, BodyKind> | undefined;
   const routeLimits = new Map(enabledModules(modules, ctx.config).flatMap((m) => Object.entries(m.bodyLimits?.(ctx) ?? {})));
   const app: AnyElysia = new Elysia({ normalize: false })
     .onRequest(({ request }) => {
-      started.set(request, performance.now());
+      markArrival(request);
     })
     // The operator's denylist (admin) is checked on every body before any handler sees it.
     .onParse({ as: "global" }, bodyHook({
@@ -44,7 +44,7 @@ export function buildApp(ctx: Context): AnyElysia {
     // x402 terms ride on 402 insufficient_credit from any route: added here, in the one error handler.
     .onError({ as: "global" }, errorHandler(ctx.log, { decorate: paymentTerms(ctx), methodsOf: () => (methods ??= methodsOf(app.routes)) }))
     .onAfterResponse({ as: "global" }, ({ request, route, set }) => {
-      const t0 = started.get(request);
+      const t0 = arrivalOf(request);
       const status = typeof set.status === "number" ? set.status : 200;
       if (t0 !== undefined) ctx.telemetry.observeRequest(request.method, route || "unmatched", status, (performance.now() - t0) / 1000);
       if (t0 !== undefined) requestStats(ctx).record(request.method, route || "unmatched", status, performance.now() - t0);

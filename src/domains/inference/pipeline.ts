@@ -64,6 +64,8 @@ export interface InferenceRequest {
   batchId?: string;
   /** Serve the model named, ignoring the account's model routes (an eval run or a juror must be the model it names). */
   exactModel?: boolean;
+  /** performance.now() when the request arrived (core/arrivals.ts): the response's Server-Timing counts svc's own time from it. */
+  arrivedAt?: number;
 }
 
 /** One call, decided: what is sent where, reserved how much. */
@@ -98,6 +100,14 @@ interface Answered {
   fallbackFrom: string[];
   /** A non-streamed reply, read and parsed inside the fallback loop (a broken body falls back too). */
   reply?: { json: Json; text: string };
+  /** Milliseconds spent waiting on upstreams: from the first request's start to this one's body (non-streamed) or headers (streamed). */
+  upstreamMs: number;
+}
+
+/** The first provider's call, started with the reservation (reserveAndStart), and when it started. */
+interface Started {
+  response: Promise<Response>;
+  at: number;
 }
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -189,9 +199,10 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
  * there is one); anything else — the upstream rejected the request, the client went away — is
  * thrown. A provider the request cannot be translated for is passed over as well.
  */
-export async function callWithFallback(ctx: Context, p: PreparedCall, signal: AbortSignal, started?: Promise<Response>): Promise<Answered> {
+export async function callWithFallback(ctx: Context, p: PreparedCall, signal: AbortSignal, started?: Started): Promise<Answered> {
   const skipped: string[] = [];
   let lastError: unknown = null;
+  let firstStart = started?.at;
   for (const [i, provider] of p.providers.entries()) {
     let plan: UpstreamPlan;
     try {
@@ -202,16 +213,19 @@ export async function callWithFallback(ctx: Context, p: PreparedCall, signal: Ab
     }
     try {
       // The first provider's call may already be on its way (started with the reservation: reserveAndStart).
-      const response = await (i === 0 && started ? started : provider.adapter.request(plan.endpoint, plan.body, { signal, stream: p.call.stream, headers: plan.headers }));
-      if (p.call.stream) return { provider, endpoint: plan.endpoint, response, fallbackFrom: skipped };
+      const inFlight = i === 0 && started ? started.response : undefined;
+      firstStart ??= performance.now();
+      const response = await (inFlight ?? provider.adapter.request(plan.endpoint, plan.body, { signal, stream: p.call.stream, headers: plan.headers }));
+      if (p.call.stream) return { provider, endpoint: plan.endpoint, response, fallbackFrom: skipped, upstreamMs: performance.now() - firstStart };
       const text = await response.text();
+      const upstreamMs = performance.now() - firstStart;
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
         throw malformedResponse(provider.name, "a body that is not valid JSON");
       }
-      return { provider, endpoint: plan.endpoint, response, fallbackFrom: skipped, reply: { json: replyObject(provider.name, parsed), text } };
+      return { provider, endpoint: plan.endpoint, response, fallbackFrom: skipped, reply: { json: replyObject(provider.name, parsed), text }, upstreamMs };
     } catch (err) {
       if (signal.aborted || !(err instanceof UpstreamError) || !err.retryable) throw err;
       ctx.log.warn("upstream call failed", { provider: provider.name, model: p.call.model.id, error_type: err.type, upstream_status: err.upstreamStatus });
@@ -272,7 +286,7 @@ function settle(ctx: Context, p: PreparedCall, r: Reservation, answered: Answere
   return ctx.meter.settleGrouped(r, cost, { ...details, responding: true });
 }
 
-function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, signal: AbortSignal): Response {
+function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answered, signal: AbortSignal, headers: Record<string, string>): Response {
   const inner: StreamTranslator = p.dialect.stream(answered.provider, p.call);
   const translator = p.guard?.guardsOutput ? new GuardedStream(inner, p.guard, answered.endpoint) : inner;
   const bill = (complete: boolean) => billedUsage(translator.usage(), () => translator.producedText(), p.call.promptTokens, complete);
@@ -292,8 +306,20 @@ function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answe
     },
     ctx.log,
     signal,
-    r.runId ? { "x-svc-run-id": encodeURIComponent(r.runId) } : {},
+    r.runId ? { ...headers, "x-svc-run-id": encodeURIComponent(r.runId) } : headers,
   );
+}
+
+/**
+ * The W3C Server-Timing of a call until now: `upstream`, the time spent waiting on providers, and
+ * `svc`, everything else since the request arrived (authentication, checks, metering, settling,
+ * signing) — what the gateway added. For a stream, until its headers. None when the arrival was
+ * not marked (a call made by another area's service).
+ */
+function serverTiming(req: InferenceRequest, answered: Answered): Record<string, string> {
+  if (req.arrivedAt === undefined) return {};
+  const svc = Math.max(0, performance.now() - req.arrivedAt - answered.upstreamMs);
+  return { "server-timing": `upstream;dur=${answered.upstreamMs.toFixed(3)}, svc;dur=${svc.toFixed(3)}` };
 }
 
 /** The reply in the client's shape (its text through the output guardrails first); a body the translator cannot read is the upstream's fault (502), not ours. */
@@ -319,16 +345,18 @@ function readReply(p: PreparedCall, answered: Answered): Reply {
  * refused starts nothing, so a refused account's prompt never reaches an upstream; one whose
  * commit fails aborts the call it started.
  */
-async function reserveAndStart(ctx: Context, p: PreparedCall, req: InferenceRequest): Promise<{ reservation: Reservation; started: Promise<Response> | undefined }> {
+async function reserveAndStart(ctx: Context, p: PreparedCall, req: InferenceRequest): Promise<{ reservation: Reservation; started: Started | undefined }> {
   const timeouts = p.providers.reduce((sum, provider) => sum + provider.config.timeout_secs * 1000, 0);
   const abort = new AbortController();
-  let started: Promise<Response> | undefined;
+  let started: Started | undefined;
   const start = () => {
     const plan = p.firstPlan;
     if (!plan) return;
-    started = p.providers[0]!.adapter.request(plan.endpoint, plan.body, { signal: AbortSignal.any([req.signal, abort.signal]), stream: p.call.stream, headers: plan.headers });
+    const at = performance.now();
+    const response = p.providers[0]!.adapter.request(plan.endpoint, plan.body, { signal: AbortSignal.any([req.signal, abort.signal]), stream: p.call.stream, headers: plan.headers });
     // callWithFallback awaits it; a failure before then must not surface as an unhandled rejection.
-    started.catch(() => {});
+    response.catch(() => {});
+    started = { response, at };
   };
   // Grouped: under load, the reservations and settlements of the calls in flight share one commit (core/transaction.ts).
   const reserving = ctx.meter.reserveGrouped(
@@ -375,14 +403,14 @@ export async function serveInference(ctx: Context, dialect: Dialect, req: Infere
   let reply: Reply | null = null;
   try {
     answered = await callWithFallback(ctx, p, req.signal, started);
-    if (p.call.stream) return streamed(ctx, p, reservation, answered, req.signal);
+    if (p.call.stream) return streamed(ctx, p, reservation, answered, req.signal, serverTiming(req, answered));
     reply = readReply(p, answered);
   } catch (err) {
     await releaseFailed(ctx, reservation);
     throw err;
   }
   const settlement = await settleReply(ctx, p, reservation, answered, reply);
-  return new Response(reply.body, { status: 200, headers: { "content-type": "application/json", ...receiptHeaders(settlement, reservation) } });
+  return new Response(reply.body, { status: 200, headers: { "content-type": "application/json", ...receiptHeaders(settlement, reservation), ...serverTiming(req, answered) } });
 }
 
 /**

@@ -13,6 +13,7 @@
  */
 import { Elysia } from "elysia";
 import type { Context } from "../../context.ts";
+import { arrivalOf } from "../../core/arrivals.ts";
 import { guards } from "../../guards.ts";
 import type { ApiKeyPrincipal } from "../keys/index.ts";
 import { chatDialect } from "./chat.ts";
@@ -28,7 +29,7 @@ const security = [{ apiKey: [] }];
 
 export function inferenceRoutes(ctx: Context) {
   const serve = (dialect: Dialect) => ({ principal, body, request, headers }: { principal: ApiKeyPrincipal; body: unknown; request: Request; headers: Record<string, string | undefined> }) =>
-    serveInference(ctx, dialect, { principal, body, signal: request.signal, headers });
+    serveInference(ctx, dialect, { principal, body, signal: request.signal, headers, arrivedAt: arrivalOf(request) });
 
   const openai = new Elysia({ prefix: "/v1" })
     .use(guards.apiKey(ctx, "inference"))
