@@ -4,8 +4,9 @@
  * one run: the same non-streaming chat completion sent straight to the stub ("direct") and
  * through svc ("gateway"), where every call is reserved, forwarded, settled and its receipt
  * signed. Prints the latency svc adds (p50/p99 at concurrency 1) and metered requests per
- * second at concurrency 64, with errors, and checks afterwards that every answered call was
- * metered (usage events and receipts in the database).
+ * second at concurrency 64, with errors, a stream's added time to first byte, svc's own time
+ * per call as its Server-Timing header reports it, and checks afterwards that every answered
+ * call was metered (usage events and receipts in the database).
  *
  * The stub is a Bun.serve in this process answering a fixed chat completion with usage, so the
  * upstream costs next to nothing; svc is set up with the CLI (account, credit, key, provider,
@@ -125,6 +126,25 @@ async function streamTtfb(url: string, headers: Record<string, string>): Promise
   return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
 }
 
+/**
+ * svc's own account of where a call's time went: its Server-Timing header (`upstream`, `svc`)
+ * over sequential non-streamed calls — the gateway's own work, without the client's or the
+ * network's share. p50 and p99 of each, in ms.
+ */
+async function serverTimingSplit(url: string, headers: Record<string, string>): Promise<{ svc_p50_ms: number; svc_p99_ms: number; upstream_p50_ms: number }> {
+  const svc: number[] = [];
+  const upstream: number[] = [];
+  for (let i = 0; i < STREAM_SAMPLES + 50; i++) {
+    const res = await fetch(url, { method: "POST", headers, body: BODY });
+    await res.arrayBuffer();
+    const m = /upstream;dur=([\d.]+), svc;dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
+    if (!m) throw new Error(`no Server-Timing on the gateway's answer (status ${res.status})`);
+    if (i >= 50) upstream.push(Number(m[1])), svc.push(Number(m[2]));
+  }
+  const at = (xs: number[], q: number) => xs.sort((a, b) => a - b)[Math.floor(xs.length * q)]!;
+  return { svc_p50_ms: round3(at(svc, 0.5)), svc_p99_ms: round3(at(svc, 0.99)), upstream_p50_ms: round3(at(upstream, 0.5)) };
+}
+
 async function main(): Promise<number> {
   const opts = parseOptions();
   const wrkPath = Bun.which("wrk");
@@ -180,14 +200,16 @@ async function main(): Promise<number> {
     const ttfbDirect = await streamTtfb(directUrl, directHeaders);
     const ttfbGateway = await streamTtfb(gatewayUrl, gatewayHeaders);
     const ttfb = { direct_p50_ms: round3(ttfbDirect.p50), gateway_p50_ms: round3(ttfbGateway.p50), added_p50_ms: round3(ttfbGateway.p50 - ttfbDirect.p50), added_p99_ms: round3(ttfbGateway.p99 - ttfbDirect.p99) };
+    log(`svc's own time: ${STREAM_SAMPLES} sequential calls, read from their Server-Timing`);
+    const split = await serverTimingSplit(gatewayUrl, gatewayHeaders);
     // Every answered call must have been metered: one usage event and one signed receipt each,
     // and no hold left open once the calls wrk left in flight have finished (settled or released).
     const counted = await meteredAfterRun(join(server.dataDir, "svc.db"), "inference");
-    return { rows, metered: counted.usage_events, receipts: counted.receipts, held: counted.open_holds, ttfb };
+    return { rows, metered: counted.usage_events, receipts: counted.receipts, held: counted.open_holds, ttfb, split };
   });
   stub.stop(true);
   if (!outcome.ok) return outcome.code;
-  const { rows, metered, receipts, held, ttfb } = outcome.value;
+  const { rows, metered, receipts, held, ttfb, split } = outcome.value;
   const at = (target: string, c: number) => rows.find((r) => r.target === target && r.concurrency === c)!;
   const added = { p50_ms: round3(at("gateway", 1).p50_ms - at("direct", 1).p50_ms), p99_ms: round3(at("gateway", 1).p99_ms - at("direct", 1).p99_ms) };
   const saturation = at("gateway", opts.concurrency);
@@ -195,7 +217,7 @@ async function main(): Promise<number> {
   const sent = rows.filter((r) => r.target === "gateway").reduce((n, r) => n + r.requests, 0);
 
   if (opts.json) {
-    console.log(JSON.stringify({ machine, generator: generatorNote, duration_secs: opts.duration, rows, added_latency_c1: added, streaming_ttfb: ttfb, metered_rps: saturation.requests_per_sec, errors: saturation.errors, usage_events: metered, receipts, open_holds: held, gateway_requests_measured: sent }, null, 2));
+    console.log(JSON.stringify({ machine, generator: generatorNote, duration_secs: opts.duration, rows, added_latency_c1: added, streaming_ttfb: ttfb, server_timing: split, metered_rps: saturation.requests_per_sec, errors: saturation.errors, usage_events: metered, receipts, open_holds: held, gateway_requests_measured: sent }, null, 2));
     return 0;
   }
   console.log(`svc inference bench: ${machine.svc_version}`);
@@ -209,6 +231,7 @@ async function main(): Promise<number> {
   console.log(`added latency at concurrency 1:   p50 ${added.p50_ms.toFixed(3)} ms, p99 ${added.p99_ms.toFixed(3)} ms`);
   console.log(`metered requests/s at ${opts.concurrency}:       ${saturation.requests_per_sec} (errors: ${saturation.errors})`);
   console.log(`streaming time to first byte:     added p50 ${ttfb.added_p50_ms.toFixed(3)} ms, p99 ${ttfb.added_p99_ms.toFixed(3)} ms (direct p50 ${ttfb.direct_p50_ms.toFixed(3)} ms; ${STREAM_SAMPLES} sequential requests, fetch)`);
+  console.log(`svc's own time per call:          p50 ${split.svc_p50_ms.toFixed(3)} ms, p99 ${split.svc_p99_ms.toFixed(3)} ms (its Server-Timing; upstream p50 ${split.upstream_p50_ms.toFixed(3)} ms; ${STREAM_SAMPLES} sequential calls, fetch)`);
   console.log(`metered in the database:          ${metered} usage events, ${receipts} receipts (warm-ups included), ${held} holds left open`);
   return 0;
 }
