@@ -19,7 +19,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
 import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, meteredAfterRun, parseFlags, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, meteredAfterRun, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const STOP_TIMEOUT_MS = 10_000;
@@ -141,8 +141,9 @@ async function serverTimingSplit(url: string, headers: Record<string, string>): 
     if (!m) throw new Error(`no Server-Timing on the gateway's answer (status ${res.status})`);
     if (i >= 50) upstream.push(Number(m[1])), svc.push(Number(m[2]));
   }
-  const at = (xs: number[], q: number) => xs.sort((a, b) => a - b)[Math.floor(xs.length * q)]!;
-  return { svc_p50_ms: round3(at(svc, 0.5)), svc_p99_ms: round3(at(svc, 0.99)), upstream_p50_ms: round3(at(upstream, 0.5)) };
+  const sorted = (xs: number[]) => Float64Array.from(xs).sort();
+  const [own, waited] = [sorted(svc), sorted(upstream)];
+  return { svc_p50_ms: round3(percentile(own, 50)), svc_p99_ms: round3(percentile(own, 99)), upstream_p50_ms: round3(percentile(waited, 50)) };
 }
 
 async function main(): Promise<number> {
