@@ -3,10 +3,18 @@
  * svc: the gateway's one executable. `bun build --compile` turns this file into dist/svc.
  * The appliance's own commands live here; each area's are in its folder (src/domains/<area>/cli*.ts)
  * and reach the tree through its module (cli/tree.ts). They call the same services as the HTTP routes.
+ *
+ * Nothing but the outbound-requests check loads before it runs: `serve` may start over as itself
+ * with the runtime's limit raised (src/core/outbound-requests.ts), and the program proper is only
+ * worth loading once, in the process that stays.
  */
-import { dispatch } from "../src/cli/command.ts";
-import { cliHost } from "../src/cli/host.ts";
-import { commandTree } from "./tree.ts";
+// The X.509 library behind passkeys and provenance needs this polyfill before it loads. In a bundle
+// a CommonJS side-effect import inside a lazily loaded module runs after that module's ES imports,
+// so the areas' own `import "reflect-metadata"` would come too late: the entry loads it first.
+import "reflect-metadata";
+import { readFileSync } from "node:fs";
+import { raiseOutboundLimit } from "../src/core/outbound-requests.ts";
 
-const argv = process.argv.slice(2);
-process.exit(await dispatch(commandTree, argv[0] === "--version" || argv[0] === "-V" ? ["version"] : argv, cliHost));
+raiseOutboundLimit(process as Parameters<typeof raiseOutboundLimit>[0], () => readFileSync("/proc/self/limits", "utf8"));
+const { runCli } = await import("./run.ts");
+process.exit(await runCli(process.argv.slice(2)));

@@ -5,6 +5,7 @@
  * and hand unfinished jobs back to the queue, stop the areas in reverse order (the replica's
  * final sync last), then checkpoint and close the database.
  */
+import { outboundLimit } from "./core/outbound-requests.ts";
 import type { AnyElysia } from "elysia";
 import { buildApp } from "./app.ts";
 import { listenParts } from "./config.ts";
@@ -52,7 +53,13 @@ export async function startServer(ctx: Context, options: { app?: AnyElysia } = {
   ctx.ledger.lease.waitMs = LEASE_WAIT_MS;
   if (!ctx.ledger.lease.exclusive()) ctx.log.warn("another process spends from this database; reservations are written until it stops", { holder: ctx.ledger.lease.holder() });
   const url = `http://${server.hostname?.includes(":") ? `[${server.hostname}]` : server.hostname}:${server.port}`;
-  ctx.log.info("svc serving", { url, public_url: ctx.config.public_url, version: ctx.version, data_dir: ctx.config.data_dir });
+  ctx.log.info("svc serving", {
+    url,
+    public_url: ctx.config.public_url,
+    version: ctx.version,
+    data_dir: ctx.config.data_dir,
+    outbound_requests: outboundLimit(),
+  });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
