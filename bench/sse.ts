@@ -21,12 +21,13 @@
  * Usage: bun bench/sse.ts [--connections 10000] [--events 5] [--batch 200] [--settle 5] [--json]
  * See bench/README.md.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { loadConfig, openContext } from "../src/open.ts";
 import { silentLogger } from "../src/core/log.ts";
 import { issueSession } from "../src/domains/auth/sessions.ts";
 import { HEARTBEAT_MS } from "../src/domains/usage/stream.ts";
 import { BODY, prepare, REPLY } from "./inference.ts";
+import { cpuMs, openFilesLimit, procStatusKib, servePid } from "./proc.ts";
+import { Watch } from "./watch.ts";
 import { cli, ensureBinary, log, machineInfo, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
 
 /** The streams are closed before the stop, but svc may still be tearing thousands of them down. */
@@ -57,48 +58,6 @@ function parseOptions() {
     settle: int("settle", values.settle, 0, 120),
     json: values.json,
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// /proc readings
-
-/** A line's number from /proc/<pid>/status, e.g. VmRSS in kB. */
-function procStatusKib(pid: number | "self", field: string): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith(`${field}:`));
-  if (!line) throw new Error(`/proc/${pid}/status has no ${field}`);
-  return Number(line.split(/\s+/)[1]);
-}
-
-/** The soft limit on open files of a process (what it can actually open). */
-function openFilesLimit(pid: number | "self"): number {
-  const line = readFileSync(`/proc/${pid}/limits`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("Max open files"));
-  const soft = line?.trim().split(/\s+/)[3];
-  return soft === "unlimited" ? Number.POSITIVE_INFINITY : Number(soft);
-}
-
-/** CPU time of every thread of a process so far, in ms (schedstat counts ns; /proc/<pid>/stat only 10 ms ticks). */
-function cpuMs(pid: number): number {
-  let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return ns / 1e6;
-}
-
-/** svc serve writes its PID to <data dir>/svc.pid once it listens; check it is that serve before trusting it. */
-function servePid(server: SvcServer): number {
-  const pid = Number(readFileSync(`${server.dataDir}/svc.pid`, "utf8").trim());
-  const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
-  if (!cmdline.includes("serve") || !cmdline.includes(server.dataDir)) throw new Error(`svc.pid names pid ${pid}, which is not this bench's svc serve (${cmdline.join(" ")})`);
-  return pid;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -136,32 +95,10 @@ async function awayFromHeartbeats(opened: { start: number; end: number }, eventM
 }
 
 /** What a stream's data handler reports to: the batch waiting for streams to go live, the event waiting for frames. */
-class Watch {
+class FrameWatch extends Watch {
   liveCount = 0;
   framesWanted = 0;
   framesGot = 0;
-  private wake: (() => void) | null = null;
-
-  /** Resolves when `done()` holds or after `ms`, whichever comes first; checked on every report. */
-  until(done: () => boolean, ms: number): Promise<boolean> {
-    if (done()) return Promise.resolve(true);
-    return new Promise((resolveWait) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolveWait(done());
-      }, ms);
-      this.wake = () => {
-        if (!done()) return;
-        clearTimeout(timer);
-        this.wake = null;
-        resolveWait(true);
-      };
-    });
-  }
-
-  report(): void {
-    this.wake?.();
-  }
 }
 
 function countMarks(text: string, mark: string): number {
@@ -170,7 +107,7 @@ function countMarks(text: string, mark: string): number {
   return n;
 }
 
-function onData(s: Stream, watch: Watch, bytes: Uint8Array): void {
+function onData(s: Stream, watch: FrameWatch, bytes: Uint8Array): void {
   const at = now();
   const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
   if (!s.ok && !s.failure) {
@@ -200,7 +137,7 @@ function onData(s: Stream, watch: Watch, bytes: Uint8Array): void {
   watch.report();
 }
 
-function openStream(host: string, port: number, session: string, watch: Watch): Stream {
+function openStream(host: string, port: number, session: string, watch: FrameWatch): Stream {
   const s: Stream = { ok: false, live: false, ended: false, failure: null, tail: "", frames: [], socket: null };
   const request = `GET /v1/usage/stream HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${session}\r\nAccept: text/event-stream\r\n\r\n`;
   const gone = (why: string) => {
@@ -234,7 +171,7 @@ function openStream(host: string, port: number, session: string, watch: Watch): 
 }
 
 /** Opens `count` streams, `batch` at a time, each batch live (or failed) before the next starts. */
-async function openStreams(url: string, session: string, count: number, batch: number, watch: Watch, streams: Stream[]): Promise<{ start: number; end: number }> {
+async function openStreams(url: string, session: string, count: number, batch: number, watch: FrameWatch, streams: Stream[]): Promise<{ start: number; end: number }> {
   const { hostname, port } = new URL(url);
   const deadline = now() + OPEN_BUDGET_MS;
   const t0 = now();
@@ -326,7 +263,7 @@ async function main(): Promise<number> {
   }
 
   const streams: Stream[] = [];
-  const watch = new Watch();
+  const watch = new FrameWatch();
   const outcome = await runWithServer(server, ["--replica", "off"], () => closeStreams(streams), async (interrupted) => {
     const pid = servePid(server);
     const svcLimit = openFilesLimit(pid);
@@ -352,7 +289,7 @@ async function main(): Promise<number> {
       }
     }
     const warm: Stream[] = [];
-    await openStreams(server.url, session, 100, 100, new Watch(), warm);
+    await openStreams(server.url, session, 100, 100, new FrameWatch(), warm);
     closeStreams(warm);
     log(`settling ${opts.settle} s, then svc's CPU over ${HEARTBEAT_MS / 1000} s with no stream open`);
     await sleep(opts.settle * 1000);
