@@ -16,5 +16,16 @@ import { readFileSync } from "node:fs";
 import { raiseOutboundLimit } from "../src/core/outbound-requests.ts";
 
 raiseOutboundLimit(process as Parameters<typeof raiseOutboundLimit>[0], () => readFileSync("/proc/self/limits", "utf8"));
-const { runCli } = await import("./run.ts");
-process.exit(await runCli(process.argv.slice(2)));
+// Not a top-level await: the binary is bytecode-compiled (package.json's build), which needs a
+// CommonJS bundle. The interval keeps the process alive until the command exits, as a pending
+// top-level await would (serve's start-up waits on unref'd worker threads).
+const keepAlive = setInterval(() => {}, 1 << 30);
+import("./run.ts")
+  .then(({ runCli }) => runCli(process.argv.slice(2)))
+  .then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      clearInterval(keepAlive);
+      throw err;
+    },
+  );
