@@ -27,6 +27,7 @@ import { issueSession } from "../src/domains/auth/sessions.ts";
 import { HEARTBEAT_MS } from "../src/domains/usage/stream.ts";
 import { BODY, prepare, REPLY } from "./inference.ts";
 import { cpuMs, openFilesLimit, procStatusKib, servePid } from "./proc.ts";
+import { connectRaw } from "./raw-socket.ts";
 import { Watch } from "./watch.ts";
 import { cli, ensureBinary, log, machineInfo, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
 
@@ -145,28 +146,13 @@ function openStream(host: string, port: number, session: string, watch: FrameWat
     if (!s.live && !s.failure) s.failure = why;
     watch.report();
   };
-  Bun.connect({
-    hostname: host,
-    port,
-    socket: {
-      open(socket) {
-        s.socket = socket;
-        socket.write(request);
-      },
-      data(_socket, bytes) {
-        onData(s, watch, bytes);
-      },
-      close() {
-        gone("closed by svc");
-      },
-      error(_socket, err) {
-        gone(err.message);
-      },
-      connectError(_socket, err) {
-        gone(`connect: ${err.message}`);
-      },
+  connectRaw(host, port, request, {
+    opened: (socket) => {
+      s.socket = socket;
     },
-  }).catch((err: unknown) => gone(`connect: ${err instanceof Error ? err.message : String(err)}`));
+    data: (bytes) => onData(s, watch, bytes),
+    gone,
+  });
   return s;
 }
 

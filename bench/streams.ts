@@ -25,6 +25,7 @@ import { join } from "node:path";
 import { BODY, MODEL, prepare, REPLY, STREAM_REPLY } from "./inference.ts";
 import { openFilesLimit, procEnv, procStatusKib, servePid } from "./proc.ts";
 import { cli, ensureBinary, log, machineInfo, meteredAfterRun, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
+import { connectRaw } from "./raw-socket.ts";
 import { Watch } from "./watch.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -164,29 +165,14 @@ function connect(host: string, port: number, request: string, watch: Watch): Cli
     if (!c.complete && !c.failure) c.failure = why;
     watch.report();
   };
-  Bun.connect({
-    hostname: host,
-    port,
-    socket: {
-      open(socket) {
-        c.socket = socket;
-        c.sent = now();
-        socket.write(request);
-      },
-      data(_socket, bytes) {
-        onData(c, watch, bytes);
-      },
-      close() {
-        gone("closed by svc");
-      },
-      error(_socket, err) {
-        gone(err.message);
-      },
-      connectError(_socket, err) {
-        gone(`connect: ${err.message}`);
-      },
+  connectRaw(host, port, request, {
+    opened: (socket) => {
+      c.socket = socket;
+      c.sent = now();
     },
-  }).catch((err: unknown) => gone(`connect: ${err instanceof Error ? err.message : String(err)}`));
+    data: (bytes) => onData(c, watch, bytes),
+    gone,
+  });
   return c;
 }
 
