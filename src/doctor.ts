@@ -2,7 +2,7 @@
  * `svc doctor`: checks a deployment and says, for anything wrong, how to fix it. Each check is
  * independent, so one failure does not hide the others.
  */
-import { accessSync, constants, existsSync, statfsSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, statfsSync } from "node:fs";
 import { migrations } from "../migrations/index.ts";
 import { type Config, type ConfigFlags, listenParts, paths } from "./config.ts";
 import { loadConfig } from "./open.ts";
@@ -12,6 +12,7 @@ import { Sealer } from "./core/seal.ts";
 import { nativeSecp256k1, useSecp256k1 } from "./core/eip191.ts";
 import { Signer } from "./core/signer.ts";
 import { MoneyLease } from "./core/money-lease.ts";
+import { BUN_DEFAULT_OUTBOUND, hardOpenFilesLimit, OUTBOUND_ENV, outboundLimit, outboundLimitFor } from "./core/outbound-requests.ts";
 import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
 import { livePid } from "./domains/backup/index.ts";
 import { parseReplica, redactReplicaUrl } from "./domains/backup/index.ts";
@@ -120,6 +121,35 @@ function moneyPathCheck(db: string): Check {
   }
 }
 
+/**
+ * How many requests svc serve sends out at once (docs/operations.md#outbound-requests-at-once):
+ * read from the running server's environment when it runs and this user may read it, else what
+ * a serve started from here would get. At Bun's 256, concurrent streamed calls queue.
+ */
+export function outboundCheck(running: { pid: number; environ: string } | null, env: Record<string, string | undefined>, limits: string | null): Check {
+  const name = "outbound requests";
+  const queued = "concurrent streamed calls past that wait for one to end";
+  const fix = `raise the open-files limit (LimitNOFILE= in the unit, ulimit -Hn), or set ${OUTBOUND_ENV} (docs/operations.md)`;
+  if (running) {
+    const value = running.environ.split("\0").find((e) => e.startsWith(`${OUTBOUND_ENV}=`))?.slice(OUTBOUND_ENV.length + 1);
+    const n = outboundLimit({ [OUTBOUND_ENV]: value });
+    const line = `svc serve (pid ${running.pid}) sends up to ${n} requests out at once`;
+    return n <= BUN_DEFAULT_OUTBOUND ? warn(name, `${line}: ${queued}`, fix) : ok(name, line);
+  }
+  const value = env[OUTBOUND_ENV] ?? "";
+  if (value !== "") {
+    const n = outboundLimit(env);
+    if (n === BUN_DEFAULT_OUTBOUND && value.replace(/^\+/, "") !== String(BUN_DEFAULT_OUTBOUND)) {
+      return warn(name, `${OUTBOUND_ENV}="${value}" is not a whole number from 1 to 65535: the runtime ignores it and sends up to 256 requests out at once`, `unset it, or set a whole number (docs/operations.md)`);
+    }
+    return ok(name, `svc serve started from here would send up to ${n} requests out at once (${OUTBOUND_ENV} as set)`);
+  }
+  const hard = limits === null ? null : hardOpenFilesLimit(limits);
+  const n = outboundLimitFor(hard);
+  const line = `svc serve started from here would send up to ${n} requests out at once (from the hard open-files limit here, ${hard ?? "unknown"})`;
+  return n <= BUN_DEFAULT_OUTBOUND ? warn(name, `${line}: ${queued}`, fix) : ok(name, line);
+}
+
 /** What signs receipts (receipts.secp256k1): libsecp256k1 when it can, noble otherwise. */
 function signingCheck(setting: string): Check {
   try {
@@ -208,6 +238,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
 
   checks.push(await checkPort(config));
   if (existsSync(p.db)) checks.push(moneyPathCheck(p.db));
+  checks.push(outboundCheck(runningServe(p.servePid, config.data_dir), env, readOrNull("/proc/self/limits")));
 
   checks.push(signingCheck(config.receipts.secp256k1));
 
@@ -223,6 +254,21 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
   if (url.protocol === "http:" && !loopback) checks.push(warn("public URL", `${config.public_url} is plain http on a non-loopback host`, "put svc behind TLS and set --public-url https://…"));
   else checks.push(ok("public URL", config.public_url));
   return checks;
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** The running svc serve of this data dir, with its environment when this user may read it. */
+function runningServe(pidFile: string, dataDir: string): { pid: number; environ: string } | null {
+  const pid = livePid(pidFile, dataDir);
+  const environ = pid === null ? null : readOrNull(`/proc/${pid}/environ`);
+  return pid === null || environ === null ? null : { pid, environ };
 }
 
 /** Whether this host can run sandboxes, from a throwaway runner's posture (its self-test sandbox included). */

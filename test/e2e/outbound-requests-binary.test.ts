@@ -342,6 +342,10 @@ describe("upstream calls at once, through the compiled binary", () => {
         expect(Number(readFileSync(join(dataDir, "svc.pid"), "utf8").trim())).toBe(pid);
         expect(servingLine(served).outbound_requests).toBe(DEFAULT_LIMIT);
         expect(DEFAULT_LIMIT).toBeGreaterThan(BUN_DEFAULT_OUTBOUND);
+        // svc doctor reads it from the running server's environment.
+        const doctor = await runSvc(["doctor", "--data-dir", dataDir, "--json"]);
+        const line = (JSON.parse(doctor.stdout) as { name: string; status: string; message: string }[]).find((c) => c.name === "outbound requests");
+        expect(line).toEqual({ name: "outbound requests", status: "ok", message: `svc serve (pid ${pid}) sends up to ${DEFAULT_LIMIT} requests out at once` });
 
         const port = Number(new URL(served.url).port);
         for (let i = 0; i < CALLS; i++) calls.push(openCall(port, apiKey));
