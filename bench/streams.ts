@@ -22,7 +22,7 @@
  * See bench/README.md.
  */
 import { join } from "node:path";
-import { BODY, MODEL, prepare, REPLY, STREAM_REPLY } from "./inference.ts";
+import { BODY, prepare, REPLY, STREAM_REPLY } from "./inference.ts";
 import { openFilesLimit, procEnv, procStatusKib, servePid } from "./proc.ts";
 import { cli, ensureBinary, log, machineInfo, meteredAfterRun, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
 import { connectRaw } from "./raw-socket.ts";
@@ -245,7 +245,7 @@ async function main(): Promise<number> {
 
     log("warm-up: 20 metered calls and 20 streams, one at a time");
     for (let i = 0; i < 20; i++) {
-      const plain = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ ...JSON.parse(BODY), model: MODEL }) });
+      const plain = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: BODY });
       await plain.text();
       const streamed = await fetch(`${server.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: streamBody });
       await streamed.text();

@@ -12,7 +12,7 @@ import { Sealer } from "./core/seal.ts";
 import { nativeSecp256k1, useSecp256k1 } from "./core/eip191.ts";
 import { Signer } from "./core/signer.ts";
 import { MoneyLease } from "./core/money-lease.ts";
-import { BUN_DEFAULT_OUTBOUND, hardOpenFilesLimit, OUTBOUND_ENV, outboundLimit, outboundLimitFor } from "./core/outbound-requests.ts";
+import { BUN_DEFAULT_OUTBOUND, hardOpenFilesLimit, OUTBOUND_ENV, outboundLimit, outboundLimitFor, parseOutbound } from "./core/outbound-requests.ts";
 import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
 import { livePid } from "./domains/backup/index.ts";
 import { parseReplica, redactReplicaUrl } from "./domains/backup/index.ts";
@@ -128,26 +128,26 @@ function moneyPathCheck(db: string): Check {
  */
 export function outboundCheck(running: { pid: number; environ: string } | null, env: Record<string, string | undefined>, limits: string | null): Check {
   const name = "outbound requests";
-  const queued = "concurrent streamed calls past that wait for one to end";
-  const fix = `raise the open-files limit (LimitNOFILE= in the unit, ulimit -Hn), or set ${OUTBOUND_ENV} (docs/operations.md)`;
+  const judged = (n: number, line: string): Check =>
+    n <= BUN_DEFAULT_OUTBOUND
+      ? warn(name, `${line}: concurrent streamed calls past that wait for one to end`, `raise the open-files limit (LimitNOFILE= in the unit, ulimit -Hn), or set ${OUTBOUND_ENV} (docs/operations.md)`)
+      : ok(name, line);
   if (running) {
     const value = running.environ.split("\0").find((e) => e.startsWith(`${OUTBOUND_ENV}=`))?.slice(OUTBOUND_ENV.length + 1);
     const n = outboundLimit({ [OUTBOUND_ENV]: value });
-    const line = `svc serve (pid ${running.pid}) sends up to ${n} requests out at once`;
-    return n <= BUN_DEFAULT_OUTBOUND ? warn(name, `${line}: ${queued}`, fix) : ok(name, line);
+    return judged(n, `svc serve (pid ${running.pid}) sends up to ${n} requests out at once`);
   }
   const value = env[OUTBOUND_ENV] ?? "";
   if (value !== "") {
-    const n = outboundLimit(env);
-    if (n === BUN_DEFAULT_OUTBOUND && value.replace(/^\+/, "") !== String(BUN_DEFAULT_OUTBOUND)) {
+    const n = parseOutbound(value);
+    if (n === null) {
       return warn(name, `${OUTBOUND_ENV}="${value}" is not a whole number from 1 to 65535: the runtime ignores it and sends up to 256 requests out at once`, `unset it, or set a whole number (docs/operations.md)`);
     }
     return ok(name, `svc serve started from here would send up to ${n} requests out at once (${OUTBOUND_ENV} as set)`);
   }
   const hard = limits === null ? null : hardOpenFilesLimit(limits);
   const n = outboundLimitFor(hard);
-  const line = `svc serve started from here would send up to ${n} requests out at once (from the hard open-files limit here, ${hard ?? "unknown"})`;
-  return n <= BUN_DEFAULT_OUTBOUND ? warn(name, `${line}: ${queued}`, fix) : ok(name, line);
+  return judged(n, `svc serve started from here would send up to ${n} requests out at once (from the hard open-files limit here, ${hard ?? "unknown"})`);
 }
 
 /** What signs receipts (receipts.secp256k1): libsecp256k1 when it can, noble otherwise. */

@@ -87,13 +87,17 @@ export function raiseOutboundLimit(proc: Process, readLimits: () => string): voi
 }
 
 /**
- * What this process runs with, read the way Bun reads it: a base-10 whole number from 1 to 65535
- * (a leading "+" and "_" between digits allowed, as Zig's parseInt takes them); anything else
- * and Bun says so on stderr and keeps 256.
+ * A value the way Bun reads it: a base-10 whole number from 1 to 65535 (a leading "+" and "_"
+ * between digits allowed, as Zig's parseInt takes them); null for anything else, which Bun
+ * reports on stderr and replaces with 256.
  */
-export function outboundLimit(env: Record<string, string | undefined> = process.env): number {
-  const raw = env[OUTBOUND_ENV] ?? "";
-  if (!/^\+?\d+(_\d+)*$/.test(raw)) return BUN_DEFAULT_OUTBOUND;
+export function parseOutbound(raw: string): number | null {
+  if (!/^\+?\d+(_\d+)*$/.test(raw)) return null;
   const n = Number(raw.replace(/^\+/, "").replaceAll("_", ""));
-  return n >= 1 && n <= BUN_MAX_OUTBOUND ? n : BUN_DEFAULT_OUTBOUND;
+  return n >= 1 && n <= BUN_MAX_OUTBOUND ? n : null;
+}
+
+/** What a process with this environment runs with. */
+export function outboundLimit(env: Record<string, string | undefined> = process.env): number {
+  return parseOutbound(env[OUTBOUND_ENV] ?? "") ?? BUN_DEFAULT_OUTBOUND;
 }
