@@ -171,6 +171,21 @@ export class Transactions {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
+    if (group.length === 1) {
+      // Alone (every call at concurrency 1): its own transaction is the savepoint. A SAVEPOINT
+      // would copy every page it first writes to its sub-journal — all of them, here — to undo
+      // what a ROLLBACK undoes anyway.
+      const item = group[0]!;
+      let value: unknown;
+      try {
+        value = this.run(item.fn);
+      } catch (error) {
+        item.reject(error);
+        return;
+      }
+      item.resolve(value);
+      return;
+    }
     const outcomes: Outcome[] = [];
     try {
       this.run(() => {

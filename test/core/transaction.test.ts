@@ -88,6 +88,32 @@ describe("grouped (group commit)", () => {
     expect(keys()).toEqual(["d"]);
   });
 
+  // A call alone in its turn runs in a transaction of its own, without the per-call savepoint:
+  // the same outcomes, one at a time.
+  test.each([
+    ["succeeds", () => (insert("a"), "A"), { status: "fulfilled", keys: ["a"], hooks: ["hook"] }],
+    ["throws", () => (insert("a"), h.ctx.db.run("INSERT INTO t (k) VALUES ('b')"), (() => { throw new Error("alone failed"); })()), { status: "rejected", keys: [], hooks: [] }],
+    ["cannot commit", () => (h.ctx.db.run("PRAGMA defer_foreign_keys = ON"), insert("orphan", "nobody")), { status: "rejected", keys: [], hooks: [] }],
+  ] as const)("a call alone that %s", async (_name, fn, want) => {
+    h = makeHarness();
+    scratch();
+    const hooks: string[] = [];
+    const [outcome] = await Promise.allSettled([
+      h.ctx.tx.grouped(() => {
+        h.ctx.tx.afterCommit(() => hooks.push("hook"));
+        return fn();
+      }),
+    ]);
+    expect(outcome!.status).toBe(want.status);
+    if (outcome!.status === "fulfilled") expect(outcome!.value).toBe("A");
+    expect(keys()).toEqual([...want.keys]);
+    expect(hooks).toEqual([...want.hooks]);
+    expect(h.ctx.db.inTransaction).toBe(false);
+    // The next call is not affected.
+    await h.ctx.tx.grouped(() => insert("z"));
+    expect(keys()).toEqual([...want.keys, "z"]);
+  });
+
   test("more calls than one group holds are all run, in order, over several groups", async () => {
     h = makeHarness();
     scratch();
