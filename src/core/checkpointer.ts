@@ -14,13 +14,13 @@
  * whoever copies it to the database file later; the checkpoint fsyncs as before, on the thread.
  * If the thread fails, the connection's automatic checkpoint comes back on.
  */
+import { workerEntry } from "./compiled.ts";
 import type { Db } from "./db.ts";
 import type { Logger } from "./log.ts";
 import type { Transactions } from "./transaction.ts";
 import type { CheckpointCommand, CheckpointReport } from "./checkpoint-worker.ts";
 
-const compiled = import.meta.url.includes("$bunfs");
-const WORKER = compiled ? "./src/core/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
+const WORKER = workerEntry("src/core/checkpoint-worker.ts", new URL("./checkpoint-worker.ts", import.meta.url));
 
 /** SQLite's default automatic checkpoint, restored when the thread stops. */
 const AUTOCHECKPOINT = 1000;

@@ -15,8 +15,10 @@
  * The default follows the open-files limit: each outbound request holds a socket and the
  * inbound request it serves holds another, and the database, the log and sandboxes need some.
  *
- * Imports nothing: cli/main.ts calls it before it loads the rest of the program.
+ * Imports next to nothing (compiled.ts, which imports nothing): cli/main.ts calls it before it
+ * loads the rest of the program.
  */
+import { isEmbeddedPath } from "./compiled.ts";
 
 export const OUTBOUND_ENV = "BUN_CONFIG_MAX_HTTP_REQUESTS";
 /** Bun's own default, and the fewest svc asks for. */
@@ -51,8 +53,7 @@ export function hardOpenFilesLimit(limits: string): number | null {
  * flags (execArgv) and the script's path back.
  */
 export function relaunchArgv(argv0: string, argv: readonly string[], execArgv: readonly string[]): string[] {
-  const compiled = (argv[1] ?? "").startsWith("/$bunfs/") || (argv[1] ?? "").startsWith("B:/~BUN/");
-  return compiled ? [argv0, ...argv.slice(2)] : [argv0, ...execArgv, ...argv.slice(1)];
+  return isEmbeddedPath(argv[1] ?? "") ? [argv0, ...argv.slice(2)] : [argv0, ...execArgv, ...argv.slice(1)];
 }
 
 interface Process {

@@ -9,10 +9,10 @@
  * (package.json "build": src/core/sign-worker.ts), which Bun resolves from the project root;
  * from source it is the file beside this one.
  */
+import { workerEntry } from "./compiled.ts";
 import type { SignAnswer, SignerChoice, SignRequest } from "./sign-worker.ts";
 
-const compiled = import.meta.url.includes("$bunfs");
-const WORKER = compiled ? "./src/core/sign-worker.ts" : new URL("./sign-worker.ts", import.meta.url).href;
+const WORKER = workerEntry("src/core/sign-worker.ts", new URL("./sign-worker.ts", import.meta.url));
 
 interface Pending {
   resolve: (signature: string) => void;

@@ -90,11 +90,21 @@ describe("grouped (group commit)", () => {
 
   // A call alone in its turn runs in a transaction of its own, without the per-call savepoint:
   // the same outcomes, one at a time.
+  const throwing = (): never => {
+    insert("a");
+    insert("b");
+    throw new Error("alone failed");
+  };
+  const unCommittable = (): void => {
+    // A deferred foreign key is checked at COMMIT.
+    h.ctx.db.run("PRAGMA defer_foreign_keys = ON");
+    insert("orphan", "nobody");
+  };
   test.each([
-    ["succeeds", () => (insert("a"), "A"), { status: "fulfilled", keys: ["a"], hooks: ["hook"] }],
-    ["throws", () => (insert("a"), h.ctx.db.run("INSERT INTO t (k) VALUES ('b')"), (() => { throw new Error("alone failed"); })()), { status: "rejected", keys: [], hooks: [] }],
-    ["cannot commit", () => (h.ctx.db.run("PRAGMA defer_foreign_keys = ON"), insert("orphan", "nobody")), { status: "rejected", keys: [], hooks: [] }],
-  ] as const)("a call alone that %s", async (_name, fn, want) => {
+    ["succeeds", (): string => (insert("a"), "A"), { status: "fulfilled", keys: ["a"], hooks: ["hook"] }],
+    ["throws", throwing, { status: "rejected", keys: [], hooks: [] }],
+    ["cannot commit", unCommittable, { status: "rejected", keys: [], hooks: [] }],
+  ] as const)("a call alone that %s", async (_name, fn: () => unknown, want) => {
     h = makeHarness();
     scratch();
     const hooks: string[] = [];

@@ -51,9 +51,10 @@ export interface RunResult {
   stderr: string;
 }
 
-export async function runSvc(args: string[], options: { env?: Record<string, string>; cwd?: string; stdin?: string } = {}): Promise<RunResult> {
+/** `prefix`: a command that runs the binary (and its arguments) as its last arguments, e.g. in other namespaces. */
+export async function runSvc(args: string[], options: { env?: Record<string, string>; cwd?: string; stdin?: string; prefix?: string[] } = {}): Promise<RunResult> {
   const bin = await svcBinary();
-  const proc = Bun.spawn([bin, ...args], {
+  const proc = Bun.spawn([...(options.prefix ?? []), bin, ...args], {
     cwd: options.cwd ?? tempDir("svc-cwd"),
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...options.env },
     stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
@@ -91,11 +92,14 @@ function killLeftovers(proc: ReturnType<typeof Bun.spawn>, dataDir: string): voi
   if (child) process.kill(child, "SIGKILL");
 }
 
-/** Starts `svc serve` on a free port and waits (bounded) until /healthz answers. */
-export async function serveSvc(dataDir: string, options: { env?: Record<string, string>; port?: number } = {}): Promise<Served> {
+/**
+ * Starts `svc serve` on a free port and waits (bounded) until /healthz answers. `prefix`: as for
+ * runSvc; it must exec the binary (stop() signals the process spawned).
+ */
+export async function serveSvc(dataDir: string, options: { env?: Record<string, string>; port?: number; prefix?: string[] } = {}): Promise<Served> {
   const bin = await svcBinary();
   const port = options.port ?? (await freePort());
-  const proc = Bun.spawn([bin, "serve", "--data-dir", dataDir, "--listen", `127.0.0.1:${port}`], {
+  const proc = Bun.spawn([...(options.prefix ?? []), bin, "serve", "--data-dir", dataDir, "--listen", `127.0.0.1:${port}`], {
     cwd: dataDir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...options.env },
     stdout: "pipe",

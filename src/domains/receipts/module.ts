@@ -32,16 +32,18 @@ export const receiptsModule = defineModule({
     // Grouped settles sign their receipts on these threads from now on (mint.ts prepareReceipt).
     async start(ctx) {
       const n = ctx.config.receipts.sign_workers;
-      ctx.log.info("receipts are signed with " + secp256k1Implementation(), { signing_threads: n });
-      if (n === 0) return;
-      const pool = new SigningPool(n, ctx.config.receipts.secp256k1);
-      try {
-        await pool.ready();
-        ctx.signingPool = pool;
-      } catch (err) {
-        pool.close();
-        ctx.log.warn("receipt signing threads did not start: receipts are signed on the event loop", { error: err instanceof Error ? err.message : String(err) });
+      if (n > 0) {
+        const pool = new SigningPool(n, ctx.config.receipts.secp256k1);
+        try {
+          await pool.ready();
+          ctx.signingPool = pool;
+        } catch (err) {
+          pool.close();
+          ctx.log.warn("receipt signing threads did not start: receipts are signed on the event loop", { error: err instanceof Error ? err.message : String(err) });
+        }
       }
+      // After the threads signed their probe: the count is the threads that run, not the setting.
+      ctx.log.info("receipts are signed with " + secp256k1Implementation(), { signing_threads: ctx.signingPool ? n : 0 });
     },
     stop(ctx) {
       ctx.signingPool?.close();

@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import embeddedLibrary from "sqlite-vec-linux-x64/vec0.so" with { type: "file" };
+import { isEmbeddedPath } from "../../../core/compiled.ts";
 
 export const VECTOR_ENTRY_POINT = "sqlite3_vec_init";
 const ENTRY_POINT = VECTOR_ENTRY_POINT;
@@ -28,11 +29,6 @@ export class VectorExtensionError extends Error {}
 export interface VectorExtensionOptions {
   /** Where a compiled binary writes the library before loading it, e.g. <data dir>/lib. Not used when run from source. */
   libDir?: string;
-}
-
-/** True inside a `bun build --compile` binary, where embedded files live in Bun's virtual filesystem. */
-function isEmbedded(path: string): boolean {
-  return path.startsWith("/$bunfs/") || /^[A-Z]:[\\/]~BUN[\\/]/.test(path);
 }
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
@@ -60,7 +56,7 @@ export function vectorExtensionPath(options: VectorExtensionOptions = {}): strin
   if (!vectorExtensionSupported()) {
     throw new VectorExtensionError(`sqlite-vec is bundled for linux-x64 only; this is ${process.platform}-${process.arch}`);
   }
-  if (!isEmbedded(embeddedLibrary)) return embeddedLibrary;
+  if (!isEmbeddedPath(embeddedLibrary)) return embeddedLibrary;
   if (!options.libDir) throw new VectorExtensionError("a compiled binary needs a lib dir to write sqlite-vec to before loading it");
   return extractLibrary(options.libDir);
 }

@@ -11,6 +11,7 @@
  */
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname } from "node:path";
+import { isCompiledBinary } from "../../../core/compiled.ts";
 
 export type LanguageName = "python" | "javascript" | "bash";
 export const LANGUAGE_NAMES: readonly LanguageName[] = ["python", "javascript", "bash"];
@@ -138,11 +139,6 @@ async function detectBash(): Promise<Language> {
     bind: null,
     env: {},
   };
-}
-
-/** True inside a `bun build --compile` executable, whose modules live under /$bunfs/. */
-export function isCompiledBinary(): boolean {
-  return Bun.main.startsWith("/$bunfs/") || import.meta.path.startsWith("/$bunfs/");
 }
 
 export interface BunCandidate {
