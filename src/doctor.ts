@@ -12,6 +12,8 @@ import { Sealer } from "./core/seal.ts";
 import { nativeSecp256k1, useSecp256k1 } from "./core/eip191.ts";
 import { Signer } from "./core/signer.ts";
 import { MoneyLease } from "./core/money-lease.ts";
+import { probeCheckpointThread } from "./core/checkpointer.ts";
+import { SigningPool } from "./core/signing-pool.ts";
 import { BUN_DEFAULT_OUTBOUND, hardOpenFilesLimit, OUTBOUND_ENV, outboundLimit, outboundLimitFor, parseOutbound } from "./core/outbound-requests.ts";
 import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
 import { livePid } from "./domains/backup/index.ts";
@@ -161,6 +163,36 @@ function signingCheck(setting: string): Check {
   }
 }
 
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * The worker threads `svc serve` starts, each started here and stopped: without them it still
+ * serves, slower (receipts signed on the event loop, WAL checkpoints on the serving connection),
+ * and only its log would say so.
+ */
+async function threadsCheck(signWorkers: number): Promise<Check> {
+  const problems: string[] = [];
+  if (signWorkers > 0) {
+    // "auto": whether the thread loads; the receipt signing check judges the setting.
+    const pool = new SigningPool(1, "auto");
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no answer within 5 s")), 5_000).unref());
+    try {
+      await Promise.race([pool.ready(), timeout]);
+    } catch (err) {
+      problems.push(`the receipt signing thread did not start: ${messageOf(err)}`);
+    } finally {
+      pool.close();
+    }
+  }
+  try {
+    await probeCheckpointThread();
+  } catch (err) {
+    problems.push(`the WAL checkpoint thread did not start: ${messageOf(err)}`);
+  }
+  if (problems.length) return fail("threads", problems.join("; "), "this build of svc is incomplete: reinstall it (./install.sh) or rebuild it (bun run build)");
+  return ok("threads", signWorkers > 0 ? `${signWorkers} receipt signing thread${signWorkers === 1 ? "" : "s"} and the WAL checkpoint thread start` : "the WAL checkpoint thread starts; receipts are signed on the event loop (receipts.sign_workers = 0)");
+}
+
 export async function runDoctor(flags: ConfigFlags, env: Record<string, string | undefined> = process.env): Promise<Check[]> {
   const checks: Check[] = [];
   let config: Config;
@@ -241,6 +273,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
   checks.push(outboundCheck(runningServe(p.servePid, config.data_dir), env, readOrNull("/proc/self/limits")));
 
   checks.push(signingCheck(config.receipts.secp256k1));
+  checks.push(await threadsCheck(config.receipts.sign_workers));
 
   const bwrap = await commandVersion("bwrap", ["--version"]);
   checks.push(bwrap ? ok("bubblewrap", bwrap) : warn("bubblewrap", "bwrap is not installed: code sandboxes cannot run", "apt-get install bubblewrap"));

@@ -123,3 +123,18 @@ export class Checkpointer {
     this.worker?.postMessage(command);
   }
 }
+
+/**
+ * Starts a checkpoint thread and stops it at once, for `svc doctor`: resolves once it answered,
+ * rejects with why it could not load (the serving process would then checkpoint on its own
+ * connection, slower, and say so in its log).
+ */
+export function probeCheckpointThread(timeoutMs = 5_000): Promise<void> {
+  const worker = new Worker(WORKER);
+  return new Promise<void>((resolve, reject) => {
+    const timeout = setTimeout(() => reject(new Error(`the checkpoint thread did not answer within ${timeoutMs} ms`)), timeoutMs);
+    worker.onmessage = () => (clearTimeout(timeout), resolve());
+    worker.onerror = (event) => (clearTimeout(timeout), reject(new Error(event.message)));
+    worker.postMessage({ type: "stop" } satisfies CheckpointCommand);
+  }).finally(() => worker.terminate());
+}

@@ -187,7 +187,7 @@ describe("svc migrate and svc doctor", () => {
     expect(good.code).toBe(0);
     const checks = JSON.parse(good.stdout) as { name: string; status: string; message: string; fix?: string }[];
     expect(checks.filter((c) => c.status === "fail")).toEqual([]);
-    for (const name of ["config", "master key", "signer key", "receipt signing", "database", "migrations", "listen", "bubblewrap", "sandboxes", "litestream"]) {
+    for (const name of ["config", "master key", "signer key", "receipt signing", "threads", "database", "migrations", "listen", "bubblewrap", "sandboxes", "litestream"]) {
       expect(checks.map((c) => c.name)).toContain(name);
     }
     // The compiled binary loads libsecp256k1 through bun:ffi when it is installed (test/run.sh installs it).

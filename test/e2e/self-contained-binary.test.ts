@@ -8,9 +8,9 @@
  *
  * Here `svc setup` and `svc serve` run in a mount namespace of their own, with the checkout's
  * src/, cli/, console/, migrations/ and node_modules/ covered by empty tmpfs mounts, as on a
- * machine that only has the binary. Then: the database is migrated, the signing thread signs its
- * probe (the serving log counts it), the checkpoint thread runs until stop, and the console's
- * embedded page and files are served.
+ * machine that only has the binary. Then: the database is migrated, `svc doctor` starts both
+ * threads, serve's signing thread signs its probe (the serving log counts it), its checkpoint
+ * thread runs until stop, and the console's embedded page and files are served.
  */
 import { beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -45,6 +45,13 @@ test.skipIf(!canHide())(
     const dir = tempDir("svc-alone");
     const setup = await runSvc(["setup", "--yes", "--data-dir", dir, "--replica", "off"], { prefix });
     expect(setup.code).toBe(0);
+    // The operator's check starts each thread too.
+    const doctor = await runSvc(["doctor", "--data-dir", dir, "--json"], { prefix, env: { SVC_SIGN_WORKERS: "1" } });
+    expect(JSON.parse(doctor.stdout).find((c: { name: string }) => c.name === "threads")).toEqual({
+      name: "threads",
+      status: "ok",
+      message: "1 receipt signing thread and the WAL checkpoint thread start",
+    });
 
     const served = await serveSvc(dir, { prefix, env: { SVC_LOG_LEVEL: "debug", SVC_SIGN_WORKERS: "1" } });
     try {
