@@ -152,6 +152,27 @@ export function outboundCheck(running: { pid: number; environ: string } | null, 
   return judged(n, `svc serve started from here would send up to ${n} requests out at once (from the hard open-files limit here, ${hard ?? "unknown"})`);
 }
 
+/** The guest halt-polling window svc's docs recommend (docs/operations.md#latency-on-a-virtual-machine). */
+export const HALT_POLL_NS = 500_000;
+
+/**
+ * How an idle CPU of a virtual machine waits (docs/operations.md#latency-on-a-virtual-machine):
+ * with the guest's haltpoll driver polling nothing, every request that finds a vCPU idle waits
+ * for the host to wake it — the largest share of a lone call's added time on the bench VM. Only
+ * that driver is judged; `driver` and `pollNs` are the sysfs files' contents (null: absent).
+ */
+export function cpuIdleCheck(driver: string | null, pollNs: string | null): Check | null {
+  if (driver?.trim() !== "haltpoll" || pollNs === null) return null;
+  const ns = Number(pollNs.trim());
+  const name = "cpu idle";
+  if (ns > 0) return ok(name, `an idle vCPU polls up to ${Math.round(ns / 1000)} µs before it halts (haltpoll)`);
+  return warn(
+    name,
+    "an idle vCPU halts at once (haltpoll with guest_halt_poll_ns = 0): a request that finds it idle waits for the host to wake it, ~0.3–0.5 ms of a lone call's time through svc on a 2-vCPU VM",
+    `echo ${HALT_POLL_NS} > /sys/module/haltpoll/parameters/guest_halt_poll_ns as root (haltpoll.guest_halt_poll_ns=${HALT_POLL_NS} on the kernel command line keeps it); docs/operations.md`,
+  );
+}
+
 /** What signs receipts (receipts.secp256k1): libsecp256k1 when it can, noble otherwise. */
 function signingCheck(setting: string): Check {
   try {
@@ -274,6 +295,8 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
 
   checks.push(signingCheck(config.receipts.secp256k1));
   checks.push(await threadsCheck(config.receipts.sign_workers));
+  const idle = cpuIdleCheck(readOrNull("/sys/devices/system/cpu/cpuidle/current_driver"), readOrNull("/sys/module/haltpoll/parameters/guest_halt_poll_ns"));
+  if (idle) checks.push(idle);
 
   const bwrap = await commandVersion("bwrap", ["--version"]);
   checks.push(bwrap ? ok("bubblewrap", bwrap) : warn("bubblewrap", "bwrap is not installed: code sandboxes cannot run", "apt-get install bubblewrap"));
