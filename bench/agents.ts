@@ -30,7 +30,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
 import { openaiChat } from "../test/support/upstream-openai.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, signIn, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, machineLine, now, parseFlags, percentile, run, runWithServer, signIn, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
 const WARMUP = 10;
@@ -251,7 +251,7 @@ async function main(): Promise<number> {
   } else {
     const ms = (s: { p50: number; p99: number; max: number }) => `p50 ${s.p50.toFixed(1).padStart(6)}  p99 ${s.p99.toFixed(1).padStart(6)}  max ${s.max.toFixed(1).padStart(6)} ms`;
     console.log(`svc hosted agents bench: ${machine.svc_version}`);
-    console.log(`machine: ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+    console.log(`machine: ${machineLine(machine)}`);
     console.log(`model:   the suite's stand-in (test/support/upstream-openai.ts) in the bench process; one model call per run, metered and receipted`);
     console.log(`svc:     scheduler defaults (poll 500 ms, woken on commit; 4 runs at once), hook rate limit and breaker off`);
     console.log();

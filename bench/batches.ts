@@ -37,7 +37,7 @@ import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
 import { writeConfigFile } from "../src/config.ts";
 import { openaiChat } from "../test/support/upstream-openai.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, now, parseFlags, run, runWithServer, sleep, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, machineLine, now, parseFlags, run, runWithServer, sleep, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
 const MODEL = "bench-batch-model";
@@ -263,7 +263,7 @@ async function main(): Promise<number> {
   } else {
     const secs = (ms: number) => `${round3(ms / 1000).toFixed(3)} s`;
     console.log(`svc batches bench: ${machine.svc_version}`);
-    console.log(`machine:  ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+    console.log(`machine:  ${machineLine(machine)}`);
     console.log(`model:    the suite's stand-in (test/support/upstream-openai.ts) in the bench process; ${opts.upstreamDelayMs > 0 ? `"stub-gpt@slow", ${opts.upstreamDelayMs} ms before each answer` : "no delay"}`);
     console.log(`svc:      batches.concurrency ${opts.concurrency}, batches.line_concurrency ${opts.lineConcurrency}; breaker off; every line reserved, settled and receipted`);
     console.log(`client:   openai SDK, batches.retrieve polled every ${POLL_MS} ms`);

@@ -13,7 +13,7 @@
  * See bench/README.md.
  */
 import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
-import { ensureBinary, log, machineInfo, parseFlags, runWithServer, SvcServer, svcVersion } from "./support.ts";
+import { ensureBinary, log, machineInfo, machineLine, parseFlags, runWithServer, SvcServer, svcVersion } from "./support.ts";
 
 const ROUTES = [
   { path: "/healthz", what: "liveness, text 'ok'" },
@@ -169,7 +169,7 @@ async function main(): Promise<number> {
     );
   } else {
     console.log(`svc HTTP bench: ${machine.svc_version}`);
-    console.log(`machine:   ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+    console.log(`machine:   ${machineLine(machine)}`);
     console.log(`generator: ${generatorNote}`);
     console.log(`run:       ${opts.duration} s per route after ${WARMUP_SECS} s warm-up, public rate limit off`);
     console.log();

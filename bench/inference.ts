@@ -19,7 +19,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
 import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, meteredAfterRun, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, machineLine, meteredAfterRun, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const STOP_TIMEOUT_MS = 10_000;
@@ -222,7 +222,7 @@ async function main(): Promise<number> {
     return 0;
   }
   console.log(`svc inference bench: ${machine.svc_version}`);
-  console.log(`machine:   ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+  console.log(`machine:   ${machineLine(machine)}`);
   console.log(`generator: ${generatorNote}; upstream: a Bun.serve stub in the bench process; non-streaming chat completion`);
   console.log(`run:       ${opts.duration} s per row after ${WARMUP_SECS} s warm-up; every gateway call reserved, settled and signed`);
   console.log();

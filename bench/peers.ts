@@ -24,7 +24,7 @@ import type { Installed, PeerGateway } from "./peers/gateway.ts";
 import { litellm } from "./peers/litellm.ts";
 import { portkey } from "./peers/portkey.ts";
 import { ChildProcess, liveProcesses } from "./peers/processes.ts";
-import { ensureBinary, freePort, log, machineInfo, meteredAfterRun, parseFlags, SvcServer, svcVersion } from "./support.ts";
+import { ensureBinary, freePort, log, machineInfo, machineLine, meteredAfterRun, parseFlags, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const CONCURRENCY = [1, 16, 64] as const;
@@ -362,7 +362,7 @@ async function main(): Promise<number> {
     return 0;
   }
   console.log(`svc peers bench: ${machine.svc_version}`);
-  console.log(`machine:   ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+  console.log(`machine:   ${machineLine(machine)}`);
   console.log(`generator: ${generatorNote}, on the same CPUs; upstream: a Bun.serve stub in the bench process; non-streaming chat completion`);
   console.log(`run:       ${opts.duration} s per concurrency (1, 16, 64) after ${WARMUP_SECS} s warm-up; one gateway at a time`);
   for (const row of rows) if (row.version) console.log(`${`${row.name}:`.padEnd(10)} ${row.version}`);

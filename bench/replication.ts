@@ -19,7 +19,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ensureBinary, log, machineInfo, now, parseFlags, percentile, run, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
+import { ensureBinary, log, machineInfo, machineLine, now, parseFlags, percentile, run, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
 
 /** How long to wait for the replica's first backup before the writer starts. */
 const FIRST_BACKUP_TIMEOUT_MS = 15_000;
@@ -469,7 +469,7 @@ async function main(): Promise<number> {
   }
   const s = (n: number | null, unit = "") => (n === null ? "n/a" : `${n}${unit}`);
   console.log(`svc replication lag bench: ${f.machine.svc_version}`);
-  console.log(`machine:    ${f.machine.nproc} CPUs (${f.machine.cpu_model}), ${f.machine.os}, bun ${f.machine.bun_version}`);
+  console.log(`machine:    ${machineLine(f.machine)}`);
   console.log(
     `litestream: ${f.machine.litestream_version} (${f.machine.litestream_path}), sync interval ${f.litestream.sync_interval_secs} s (backup.sync_interval_secs)` +
       `${f.litestream.monitor_interval ? `, monitor interval ${f.litestream.monitor_interval}` : ""}, replica ${f.litestream.replica}`,

@@ -22,7 +22,7 @@
 import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, meteredAfterRun, now, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, machineLine, meteredAfterRun, now, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
 const WARMUP = 20;
@@ -164,7 +164,7 @@ async function main(): Promise<number> {
     console.log(JSON.stringify({ machine, one_shot: r.oneShot, create_to_first_command: r.createToFirst, throughput: r.throughput, metered: r.metered, answered_executions: r.expected, targets }, null, 2));
   } else {
     console.log(`svc sandboxes bench: ${machine.svc_version}`);
-    console.log(`machine:   ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+    console.log(`machine:   ${machineLine(machine)}`);
     console.log(`run:       through HTTP to dist/svc; python print(1); every execution reserved, settled and signed`);
     console.log();
     console.log(`one-shot round trip      p50 ${r.oneShot.p50_ms} ms  p99 ${r.oneShot.p99_ms} ms  (${r.oneShot.samples} runs; targets ≤ ${targets.one_shot_p50_ms} / ≤ ${targets.one_shot_p99_ms})`);

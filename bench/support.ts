@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { createSiweMessage } from "viem/siwe";
+import { cpuIdleSettings } from "../src/core/cpu-idle.ts";
 
 export const ROOT = resolve(import.meta.dir, "..");
 /** Benches always measure the compiled binary, never `bun cli/main.ts`. */
@@ -172,8 +173,22 @@ export function machineInfo(svcVersion: string) {
     os: `${process.platform}-${process.arch} ${release()}`,
     bun_version: Bun.version,
     svc_version: svcVersion,
+    cpu_idle: cpuIdle(),
   };
 }
+
+/**
+ * How an idle CPU waits, where a VM's guest halt polling says (docs/operations.md#latency-on-a-virtual-machine):
+ * at concurrency 1 it moves every latency figure by tenths of a millisecond. null elsewhere.
+ */
+function cpuIdle(): string | null {
+  const { driver, pollNs } = cpuIdleSettings();
+  return driver === "haltpoll" && pollNs !== null ? `haltpoll, polls up to ${Math.round(pollNs / 1000)} µs` : null;
+}
+
+/** The header's machine line: the same words in every bench. */
+export const machineLine = (m: ReturnType<typeof machineInfo>): string =>
+  `${m.nproc} CPUs (${m.cpu_model}), ${m.os}, bun ${m.bun_version}${m.cpu_idle ? `, cpu idle: ${m.cpu_idle}` : ""}`;
 
 // ---------------------------------------------------------------------------------------------
 // Processes, by PID only: a bench never signals anything it did not start or read from svc's pid file

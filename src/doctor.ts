@@ -13,6 +13,7 @@ import { nativeSecp256k1, useSecp256k1 } from "./core/eip191.ts";
 import { Signer } from "./core/signer.ts";
 import { MoneyLease } from "./core/money-lease.ts";
 import { probeCheckpointThread } from "./core/checkpointer.ts";
+import { cpuIdleSettings, HALT_POLL_FILE } from "./core/cpu-idle.ts";
 import { SigningPool } from "./core/signing-pool.ts";
 import { BUN_DEFAULT_OUTBOUND, hardOpenFilesLimit, OUTBOUND_ENV, outboundLimit, outboundLimitFor, parseOutbound } from "./core/outbound-requests.ts";
 import { findLitestream, LITESTREAM_VERSION, LitestreamControl, litestreamVersion, socketPath } from "./domains/backup/index.ts";
@@ -159,17 +160,17 @@ export const HALT_POLL_NS = 500_000;
  * How an idle CPU of a virtual machine waits (docs/operations.md#latency-on-a-virtual-machine):
  * with the guest's haltpoll driver polling nothing, every request that finds a vCPU idle waits
  * for the host to wake it — the largest share of a lone call's added time on the bench VM. Only
- * that driver is judged; `driver` and `pollNs` are the sysfs files' contents (null: absent).
+ * that driver is judged (core/cpu-idle.ts reads the settings).
  */
-export function cpuIdleCheck(driver: string | null, pollNs: string | null): Check | null {
-  if (driver?.trim() !== "haltpoll" || pollNs === null) return null;
-  const ns = Number(pollNs.trim());
+export function cpuIdleCheck({ driver, pollNs }: ReturnType<typeof cpuIdleSettings>): Check | null {
+  if (driver !== "haltpoll" || pollNs === null || Number.isNaN(pollNs)) return null;
+  const ns = pollNs;
   const name = "cpu idle";
   if (ns > 0) return ok(name, `an idle vCPU polls up to ${Math.round(ns / 1000)} µs before it halts (haltpoll)`);
   return warn(
     name,
     "an idle vCPU halts at once (haltpoll with guest_halt_poll_ns = 0): a request that finds it idle waits for the host to wake it, ~0.3–0.5 ms of a lone call's time through svc on a 2-vCPU VM",
-    `echo ${HALT_POLL_NS} > /sys/module/haltpoll/parameters/guest_halt_poll_ns as root (haltpoll.guest_halt_poll_ns=${HALT_POLL_NS} on the kernel command line keeps it); docs/operations.md`,
+    `echo ${HALT_POLL_NS} > ${HALT_POLL_FILE} as root (haltpoll.guest_halt_poll_ns=${HALT_POLL_NS} on the kernel command line keeps it); docs/operations.md`,
   );
 }
 
@@ -295,7 +296,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
 
   checks.push(signingCheck(config.receipts.secp256k1));
   checks.push(await threadsCheck(config.receipts.sign_workers));
-  const idle = cpuIdleCheck(readOrNull("/sys/devices/system/cpu/cpuidle/current_driver"), readOrNull("/sys/module/haltpoll/parameters/guest_halt_poll_ns"));
+  const idle = cpuIdleCheck(cpuIdleSettings());
   if (idle) checks.push(idle);
 
   const bwrap = await commandVersion("bwrap", ["--version"]);
