@@ -313,13 +313,15 @@ function streamed(ctx: Context, p: PreparedCall, r: Reservation, answered: Answe
 /**
  * The W3C Server-Timing of a call until now: `upstream`, the time spent waiting on providers, and
  * `svc`, everything else since the request arrived (authentication, checks, metering, settling,
- * signing) — what the gateway added. For a stream, until its headers. None when the arrival was
- * not marked (a call made by another area's service).
+ * signing) — what the gateway added. For a stream, until its headers. `settle`, the part of `svc`
+ * a non-streamed call spent settling (its charge committed, its receipt signed). None when the
+ * arrival was not marked (a call made by another area's service).
  */
-function serverTiming(req: InferenceRequest, answered: Answered): Record<string, string> {
+function serverTiming(req: InferenceRequest, answered: Answered, settleMs?: number): Record<string, string> {
   if (req.arrivedAt === undefined) return {};
   const svc = Math.max(0, performance.now() - req.arrivedAt - answered.upstreamMs);
-  return { "server-timing": `upstream;dur=${answered.upstreamMs.toFixed(3)}, svc;dur=${svc.toFixed(3)}` };
+  const settle = settleMs === undefined ? "" : `, settle;dur=${settleMs.toFixed(3)}`;
+  return { "server-timing": `upstream;dur=${answered.upstreamMs.toFixed(3)}, svc;dur=${svc.toFixed(3)}${settle}` };
 }
 
 /** The reply in the client's shape (its text through the output guardrails first); a body the translator cannot read is the upstream's fault (502), not ours. */
@@ -409,8 +411,10 @@ export async function serveInference(ctx: Context, dialect: Dialect, req: Infere
     await releaseFailed(ctx, reservation);
     throw err;
   }
+  const settling = performance.now();
   const settlement = await settleReply(ctx, p, reservation, answered, reply);
-  return new Response(reply.body, { status: 200, headers: { "content-type": "application/json", ...receiptHeaders(settlement, reservation), ...serverTiming(req, answered) } });
+  const settleMs = performance.now() - settling;
+  return new Response(reply.body, { status: 200, headers: { "content-type": "application/json", ...receiptHeaders(settlement, reservation), ...serverTiming(req, answered, settleMs) } });
 }
 
 /**

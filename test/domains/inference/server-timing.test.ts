@@ -1,7 +1,7 @@
 /**
  * Server-Timing on metered inference responses: `upstream` (waiting on the provider) and `svc`
- * (everything else since the request arrived) on every route, streamed or not, readable by the
- * official SDKs. The stub's `slow` behaviour waits 300 ms before answering, so a call to it
+ * (everything else since the request arrived) on every route, streamed or not, and for a call
+ * that is not streamed `settle` (the part of `svc` spent settling), readable by the official SDKs. The stub's `slow` behaviour waits 300 ms before answering, so a call to it
  * must put at least that much on `upstream`: the split is attributed, not guessed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -13,12 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => g?.stop());
 
-const TIMING = /^upstream;dur=(\d+\.\d{3}), svc;dur=(\d+\.\d{3})$/;
+const TIMING = /^upstream;dur=(\d+\.\d{3}), svc;dur=(\d+\.\d{3})(?:, settle;dur=(\d+\.\d{3}))?$/;
 
-function timingOf(res: Response): { upstream: number; svc: number } {
+function timingOf(res: Response): { upstream: number; svc: number; settle: number | null } {
   const m = TIMING.exec(res.headers.get("server-timing") ?? "");
   expect(m).not.toBeNull();
-  return { upstream: Number(m![1]), svc: Number(m![2]) };
+  return { upstream: Number(m![1]), svc: Number(m![2]), settle: m![3] === undefined ? null : Number(m![3]) };
 }
 
 const chat = (model: string, extra: object = {}) => ({ model, max_tokens: 20, messages: [{ role: "user", content: "hello" }], ...extra });
@@ -31,12 +31,19 @@ describe("Server-Timing", () => {
     ["/v1/messages", { model: "claude-test", max_tokens: 20, stream: true, messages: [{ role: "user", content: "hello" }] }],
     ["/v1/responses", { model: "gpt-test", input: "hello" }],
     ["/v1/embeddings", { model: "embed-test", input: "hello" }],
-  ])("%s %j carries upstream and svc durations", async (path, body) => {
+  ])("%s %j carries upstream and svc durations, and settle when not streamed", async (path, body) => {
     const res = await g.post(path, body);
     expect(res.status).toBe(200);
     const t = timingOf(res);
     expect(t.upstream).toBeGreaterThanOrEqual(0);
     expect(t.svc).toBeGreaterThanOrEqual(0);
+    if ((body as { stream?: boolean }).stream) {
+      // Its headers leave before the upstream has finished: nothing is settled yet.
+      expect(t.settle).toBeNull();
+    } else {
+      expect(t.settle).toBeGreaterThan(0);
+      expect(t.settle!).toBeLessThanOrEqual(t.svc);
+    }
     await res.arrayBuffer();
   });
 
