@@ -33,6 +33,7 @@ export interface Check {
 const ok = (name: string, message: string): Check => ({ name, status: "ok", message });
 const warn = (name: string, message: string, fix?: string): Check => ({ name, status: "warn", message, fix });
 const fail = (name: string, message: string, fix?: string): Check => ({ name, status: "fail", message, fix });
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 async function commandVersion(bin: string, args: string[]): Promise<string | null> {
   const path = Bun.which(bin);
@@ -73,7 +74,7 @@ async function replicationChecks(config: Config): Promise<Check[]> {
   try {
     replica = parseReplica(config.backup.replica);
   } catch (err) {
-    return [fail("replication", err instanceof Error ? err.message : String(err), "svc backup configure --replica URL")];
+    return [fail("replication", messageOf(err), "svc backup configure --replica URL")];
   }
   const bin = findLitestream(config);
   const version = bin ? await litestreamVersion(bin) : null;
@@ -120,7 +121,7 @@ function moneyPathCheck(db: string): Check {
     if (lease.mode === "shared") return ok("money path", "shared: the processes that spend now write their reservations (a CLI command beside the server)");
     return ok("money path", "no process spends now");
   } catch (err) {
-    return warn("money path", `cannot read the money lease: ${err instanceof Error ? err.message : String(err)}`);
+    return warn("money path", `cannot read the money lease: ${messageOf(err)}`);
   }
 }
 
@@ -164,9 +165,8 @@ export const HALT_POLL_NS = 500_000;
  */
 export function cpuIdleCheck({ driver, pollNs }: ReturnType<typeof cpuIdleSettings>): Check | null {
   if (driver !== "haltpoll" || pollNs === null || Number.isNaN(pollNs)) return null;
-  const ns = pollNs;
   const name = "cpu idle";
-  if (ns > 0) return ok(name, `an idle vCPU polls up to ${Math.round(ns / 1000)} µs before it halts (haltpoll)`);
+  if (pollNs > 0) return ok(name, `an idle vCPU polls up to ${Math.round(pollNs / 1000)} µs before it halts (haltpoll)`);
   return warn(
     name,
     "an idle vCPU halts at once (haltpoll with guest_halt_poll_ns = 0): a request that finds it idle waits for the host to wake it, ~0.3–0.5 ms of a lone call's time through svc on a 2-vCPU VM",
@@ -181,11 +181,9 @@ function signingCheck(setting: string): Check {
     if (nativeSecp256k1() || setting === "js") return ok("receipt signing", implementation);
     return warn("receipt signing", `${implementation}: about 5× the CPU per signature of libsecp256k1, a quarter of a metered call's`, "apt-get install libsecp256k1-1 (libsecp256k1-2 on newer releases)");
   } catch (err) {
-    return fail("receipt signing", err instanceof Error ? err.message : String(err), 'set receipts.secp256k1 to "auto" or to the path of an installed libsecp256k1.so');
+    return fail("receipt signing", messageOf(err), 'set receipts.secp256k1 to "auto" or to the path of an installed libsecp256k1.so');
   }
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /**
  * The worker threads `svc serve` starts, each started here and stopped: without them it still
@@ -197,12 +195,14 @@ async function threadsCheck(signWorkers: number): Promise<Check> {
   if (signWorkers > 0) {
     // "auto": whether the thread loads; the receipt signing check judges the setting.
     const pool = new SigningPool(1, "auto");
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no answer within 5 s")), 5_000).unref());
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 5 s")), 5_000)));
     try {
       await Promise.race([pool.ready(), timeout]);
     } catch (err) {
       problems.push(`the receipt signing thread did not start: ${messageOf(err)}`);
     } finally {
+      clearTimeout(timer);
       pool.close();
     }
   }
@@ -222,7 +222,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
     config = loadConfig(flags, env);
     checks.push(ok("config", `${existsSync(config.config_path) ? config.config_path : "defaults (no svc.toml)"} is valid`));
   } catch (err) {
-    checks.push(fail("config", err instanceof Error ? err.message : String(err), "fix the key named above in svc.toml (docs/configuration.md)"));
+    checks.push(fail("config", messageOf(err), "fix the key named above in svc.toml (docs/configuration.md)"));
     return checks;
   }
   const p = paths(config);
@@ -246,14 +246,14 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
       if (Sealer.keyFileTooOpen(p.masterKey)) checks.push(warn("master key", `${p.masterKey} is readable by other users`, `chmod 600 ${p.masterKey}`));
       else checks.push(ok("master key", `${p.masterKey} (mode 0600, key id ${sealer.keyId})`));
     } catch (err) {
-      checks.push(fail("master key", err instanceof Error ? err.message : String(err)));
+      checks.push(fail("master key", messageOf(err)));
     }
   }
   if (sealer) {
     try {
       checks.push(ok("signer key", `receipt signer ${Signer.fromKeyFile(p.signerKey, sealer).address}`));
     } catch (err) {
-      checks.push(fail("signer key", err instanceof Error ? err.message : String(err), "run `svc setup`; if the key file exists, it was sealed with another master key"));
+      checks.push(fail("signer key", messageOf(err), "run `svc setup`; if the key file exists, it was sealed with another master key"));
     }
   }
 
@@ -275,7 +275,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
         closeDb(db);
       }
     } catch (err) {
-      checks.push(fail("database", `cannot open ${p.db}: ${err instanceof Error ? err.message : String(err)}`));
+      checks.push(fail("database", `cannot open ${p.db}: ${messageOf(err)}`));
     }
   }
 
@@ -338,6 +338,6 @@ async function sandboxCheck(config: Config): Promise<Check> {
     const limits = p.cgroups.memory && p.cgroups.pids ? `cgroups ${p.cgroups.version} (memory, pids per run)` : `${p.cgroups.note}`;
     return ok("sandboxes", `ready: ${languages.join(", ") || "no language"}; ${limits}; uid ${p.isolation.sandbox_uid} (${p.isolation.uid_mode})`);
   } catch (err) {
-    return warn("sandboxes", `the runner did not start: ${err instanceof Error ? err.message : String(err)}`, "see docs/sandboxes-isolation.md");
+    return warn("sandboxes", `the runner did not start: ${messageOf(err)}`, "see docs/sandboxes-isolation.md");
   }
 }
