@@ -10,6 +10,7 @@ import { closeDb, integrityCheck, openDb } from "./core/db.ts";
 import { currentVersion } from "./core/migrate.ts";
 import { Sealer } from "./core/seal.ts";
 import { nativeSecp256k1, useSecp256k1 } from "./core/eip191.ts";
+import { keccakImplementation, keccakReady } from "./core/keccak.ts";
 import { Signer } from "./core/signer.ts";
 import { MoneyLease } from "./core/money-lease.ts";
 import { probeCheckpointThread } from "./core/checkpointer.ts";
@@ -174,11 +175,17 @@ export function cpuIdleCheck({ driver, pollNs }: ReturnType<typeof cpuIdleSettin
   );
 }
 
-/** What signs receipts (receipts.secp256k1): libsecp256k1 when it can, noble otherwise. */
-function signingCheck(setting: string): Check {
+/**
+ * What signs receipts (receipts.secp256k1): libsecp256k1 when it can, noble otherwise; and what
+ * hashes them: hash-wasm's WebAssembly keccak, or noble's JavaScript one where WebAssembly cannot run.
+ */
+async function signingCheck(setting: string): Promise<Check> {
   try {
     const implementation = useSecp256k1(setting);
-    if (nativeSecp256k1() || setting === "js") return ok("receipt signing", implementation);
+    await keccakReady;
+    const keccak = keccakImplementation();
+    if (keccak !== "hash-wasm") return warn("receipt signing", `${implementation}; keccak by ${keccak} (JavaScript): WebAssembly could not run, ~20 µs more a receipt`, "run svc where WebAssembly is allowed (a seccomp or W^X policy can forbid it)");
+    if (nativeSecp256k1() || setting === "js") return ok("receipt signing", `${implementation}; keccak by ${keccak}`);
     return warn("receipt signing", `${implementation}: about 5× the CPU per signature of libsecp256k1, a quarter of a metered call's`, "apt-get install libsecp256k1-1 (libsecp256k1-2 on newer releases)");
   } catch (err) {
     return fail("receipt signing", messageOf(err), 'set receipts.secp256k1 to "auto" or to the path of an installed libsecp256k1.so');
@@ -294,7 +301,7 @@ export async function runDoctor(flags: ConfigFlags, env: Record<string, string |
   if (existsSync(p.db)) checks.push(moneyPathCheck(p.db));
   checks.push(outboundCheck(runningServe(p.servePid, config.data_dir), env, readOrNull("/proc/self/limits")));
 
-  checks.push(signingCheck(config.receipts.secp256k1));
+  checks.push(await signingCheck(config.receipts.secp256k1));
   checks.push(await threadsCheck(config.receipts.sign_workers));
   const idle = cpuIdleCheck(cpuIdleSettings());
   if (idle) checks.push(idle);

@@ -192,9 +192,9 @@ describe("svc migrate and svc doctor", () => {
     }
     // The compiled binary loads libsecp256k1 through bun:ffi when it is installed (test/run.sh installs it).
     const signing = checks.find((c) => c.name === "receipt signing")!;
-    expect(signing.status === "ok" ? signing.message : "noble").toMatch(/^libsecp256k1 \(|^noble$/);
+    expect(signing.status === "ok" ? signing.message : "noble").toMatch(/^libsecp256k1 \(.*; keccak by hash-wasm$|^noble$/);
     const js = await runSvc(["doctor", "--data-dir", dir, "--json"], { env: { SVC_SECP256K1: "js" } });
-    expect(JSON.parse(js.stdout).find((c: { name: string }) => c.name === "receipt signing")).toMatchObject({ status: "ok", message: "@noble/secp256k1 (JavaScript)" });
+    expect(JSON.parse(js.stdout).find((c: { name: string }) => c.name === "receipt signing")).toMatchObject({ status: "ok", message: "@noble/secp256k1 (JavaScript); keccak by hash-wasm" });
     const missing = await runSvc(["doctor", "--data-dir", dir], { env: { SVC_SECP256K1: "/nonexistent/libsecp256k1.so" } });
     expect(missing.code).toBe(1);
     expect(missing.stdout).toMatch(/FAIL {2}receipt signing: receipts\.secp256k1 = "\/nonexistent\/libsecp256k1\.so" cannot be used/);

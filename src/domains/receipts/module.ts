@@ -6,6 +6,7 @@
  * use index.ts, never this file.
  */
 import { secp256k1Implementation, useSecp256k1 } from "../../core/eip191.ts";
+import { keccakImplementation, keccakReady } from "../../core/keccak.ts";
 import { SigningPool } from "../../core/signing-pool.ts";
 import { defineModule } from "../../module.ts";
 import { receiptsConfig } from "./config.ts";
@@ -43,7 +44,9 @@ export const receiptsModule = defineModule({
         }
       }
       // After the threads signed their probe: the count is the threads that run, not the setting.
-      ctx.log.info("receipts are signed with " + secp256k1Implementation(), { signing_threads: ctx.signingPool ? n : 0 });
+      // The hash too: noble's JavaScript keccak (~20 µs more a receipt) means WebAssembly could not run.
+      await keccakReady;
+      ctx.log.info("receipts are signed with " + secp256k1Implementation(), { signing_threads: ctx.signingPool ? n : 0, keccak: keccakImplementation() });
     },
     stop(ctx) {
       ctx.signingPool?.close();
