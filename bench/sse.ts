@@ -29,7 +29,7 @@ import { BODY, prepare, REPLY } from "./inference.ts";
 import { cpuMs, openFilesLimit, procStatusKib, servePid } from "./proc.ts";
 import { connectRaw } from "./raw-socket.ts";
 import { Watch } from "./watch.ts";
-import { cli, ensureBinary, log, machineInfo, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
+import { cli, ensureBinary, log, machineInfo, machineLine, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
 
 /** The streams are closed before the stop, but svc may still be tearing thousands of them down. */
 const STOP_TIMEOUT_MS = 15_000;
@@ -411,7 +411,7 @@ async function main(): Promise<number> {
   }
   const kib = (n: number) => `${(n / 1024).toFixed(1)} MiB`;
   console.log(`svc SSE bench: ${machine.svc_version}`);
-  console.log(`machine:     ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+  console.log(`machine:     ${machineLine(machine)}`);
   console.log(`clients:     ${connections} raw HTTP/1.1 sockets in this process on GET /v1/usage/stream (one session), opened ${opts.batch} at a time in ${r.openSecs.toFixed(1)} s`);
   console.log(`open files:  limit ${benchLimit} here, ${r.svcLimit} for svc (pid ${r.pid}); ${connections === opts.connections ? "enough" : `lowered from ${opts.connections}`}`);
   console.log();

@@ -24,7 +24,7 @@
 import { join } from "node:path";
 import { BODY, prepare, REPLY, STREAM_REPLY } from "./inference.ts";
 import { openFilesLimit, procEnv, procStatusKib, servePid } from "./proc.ts";
-import { cli, ensureBinary, log, machineInfo, meteredAfterRun, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
+import { cli, ensureBinary, log, machineInfo, machineLine, meteredAfterRun, now, parseFlags, percentile, runWithServer, sleep, SvcServer, svcVersion } from "./support.ts";
 import { connectRaw } from "./raw-socket.ts";
 import { Watch } from "./watch.ts";
 
@@ -321,7 +321,7 @@ async function main(): Promise<number> {
   }
   const mib = (kib: number) => `${(kib / 1024).toFixed(1)} MiB`;
   console.log(`svc connections bench: ${machine.svc_version}`);
-  console.log(`machine:     ${machine.nproc} CPUs (${machine.cpu_model}), ${machine.os}, bun ${machine.bun_version}`);
+  console.log(`machine:     ${machineLine(machine)}`);
   console.log(`clients:     ${connections} raw HTTP/1.1 sockets in this process, opened ${opts.batch} at a time; svc may send ${r.outbound ?? "256 (the runtime's default)"} requests out at once; open files: ${benchLimit} here, ${r.svcLimit} for svc`);
   console.log();
   console.log(`svc RSS, warmed up, nothing open:    ${mib(r.rss0)}`);
