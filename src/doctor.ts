@@ -201,16 +201,17 @@ async function threadsCheck(signWorkers: number): Promise<Check> {
   const problems: string[] = [];
   if (signWorkers > 0) {
     // "auto": whether the thread loads; the receipt signing check judges the setting.
-    const pool = new SigningPool(1, "auto");
+    let pool: SigningPool | undefined;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 5 s")), 5_000)));
     try {
+      pool = new SigningPool(1, "auto");
       await Promise.race([pool.ready(), timeout]);
     } catch (err) {
       problems.push(`the receipt signing thread did not start: ${messageOf(err)}`);
     } finally {
       clearTimeout(timer);
-      pool.close();
+      pool?.close();
     }
   }
   try {
