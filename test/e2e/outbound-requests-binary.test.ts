@@ -198,6 +198,20 @@ function closeCalls(calls: Call[]): void {
   }
 }
 
+/** Opens the upstream's gate and waits (bounded) until every call has ended and closed. */
+async function releaseAll(calls: Call[]): Promise<void> {
+  upstream.gate.resolve();
+  const allEnded = await until(() => calls.every((c) => c.closed));
+  expect(allEnded, describeCalls(calls)).toBe(true);
+}
+
+/** Whatever a test left: the gate open, its sockets closed, svc stopped cleanly. */
+async function tearDown(served: Served, calls: Call[]): Promise<void> {
+  upstream.gate.resolve();
+  closeCalls(calls);
+  expect(await served.stop()).toBe(0);
+}
+
 /** Polls `done` until it holds or `ms` pass; returns its last value. */
 async function until(done: () => boolean, ms = WAIT_MS): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -357,16 +371,12 @@ describe("upstream calls at once, through the compiled binary", () => {
         expect(calls.filter(ended)).toHaveLength(0);
         expect(calls.filter((c) => c.closed)).toHaveLength(0);
 
-        upstream.gate.resolve();
-        const allEnded = await until(() => calls.every((c) => c.closed));
-        expect(allEnded, describeCalls(calls)).toBe(true);
+        await releaseAll(calls);
         expect(upstream.finished).toBe(CALLS);
         expect(upstream.unexpected).toEqual([]);
         await expectMetered(served, calls);
       } finally {
-        upstream.gate.resolve();
-        closeCalls(calls);
-        expect(await served.stop()).toBe(0);
+        await tearDown(served, calls);
       }
     },
     90_000,
@@ -390,17 +400,13 @@ describe("upstream calls at once, through the compiled binary", () => {
       expect(calls.filter(streaming)).toHaveLength(OPERATOR_LIMIT);
       expect(calls.filter((c) => c.closed)).toHaveLength(0);
 
-      upstream.gate.resolve();
-      const allEnded = await until(() => calls.every((c) => c.closed));
-      expect(allEnded, describeCalls(calls)).toBe(true);
+      await releaseAll(calls);
       expect(upstream.arrived).toBe(OPERATOR_CALLS);
       expect(upstream.maxInFlight).toBe(OPERATOR_LIMIT);
       expect(upstream.unexpected).toEqual([]);
       await expectMetered(served, calls);
     } finally {
-      upstream.gate.resolve();
-      closeCalls(calls);
-      expect(await served.stop()).toBe(0);
+      await tearDown(served, calls);
     }
   }, 90_000);
 });
