@@ -37,7 +37,7 @@ import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
 import { writeConfigFile } from "../src/config.ts";
 import { openaiChat } from "../test/support/upstream-openai.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, machineLine, now, parseFlags, run, runWithServer, sleep, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, machineLine, now, parseFlags, round3, run, runWithServer, sleep, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 15_000;
 const MODEL = "bench-batch-model";
@@ -152,7 +152,6 @@ interface OutputLine {
 }
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 async function main(): Promise<number> {
   const opts = parseOptions();

@@ -18,8 +18,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
-import { runFetchLoops, runWrk, stopWrk } from "./load.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, machineLine, meteredAfterRun, parseFlags, percentile, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { type LoadRow, loadRow, runFetchLoops, runWrk, stopWrk } from "./load.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, machineLine, meteredAfterRun, parseFlags, percentile, round3, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const STOP_TIMEOUT_MS = 10_000;
@@ -84,17 +84,6 @@ function luaScript(path: string, headers: Record<string, string>): string {
 // ---------------------------------------------------------------------------------------------
 // Main
 
-interface Row {
-  target: "direct" | "gateway";
-  concurrency: number;
-  requests: number;
-  requests_per_sec: number;
-  p50_ms: number;
-  p99_ms: number;
-  errors: number;
-}
-
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** The same completion as an OpenAI SSE stream: a role chunk, three text chunks, a usage chunk, [DONE]. */
 export const STREAM_REPLY = [
@@ -189,13 +178,13 @@ async function main(): Promise<number> {
         ? runWrk(target === "gateway" ? gatewayUrl : directUrl, concurrency, secs, scripts[target])
         : runFetchLoops(() => fetch(target === "gateway" ? gatewayUrl : directUrl, { method: "POST", headers: target === "gateway" ? gatewayHeaders : directHeaders, body: BODY }), concurrency, secs);
 
-    const rows: Row[] = [];
+    const rows: LoadRow[] = [];
     for (const concurrency of [1, opts.concurrency]) {
       for (const target of ["direct", "gateway"] as const) {
         log(`${target}, concurrency ${concurrency}: ${WARMUP_SECS} s warm-up, then ${opts.duration} s`);
         await measure(target, concurrency, WARMUP_SECS);
         const r = await measure(target, concurrency, opts.duration);
-        rows.push({ target, concurrency, requests: r.requests, requests_per_sec: Math.round(r.rps), p50_ms: round3(r.p50), p99_ms: round3(r.p99), errors: r.non2xx + r.socketErrors });
+        rows.push(loadRow(target, concurrency, r));
       }
     }
     log(`streaming time to first byte: ${STREAM_SAMPLES} sequential requests each, direct then gateway`);

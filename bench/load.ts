@@ -3,7 +3,7 @@
  * bench process's own event loop is not measured) and keep-alive fetch loops in this process
  * (where wrk is not installed). Both report the same figures.
  */
-import { percentile } from "./support.ts";
+import { percentile, round3 } from "./support.ts";
 
 export interface Measured {
   requests: number;
@@ -13,6 +13,27 @@ export interface Measured {
   non2xx: number;
   socketErrors: number;
 }
+
+/** One run of a direct-vs-gateway bench, as its table and JSON print it. */
+export interface LoadRow {
+  target: "direct" | "gateway";
+  concurrency: number;
+  requests: number;
+  requests_per_sec: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+}
+
+export const loadRow = (target: LoadRow["target"], concurrency: number, m: Measured): LoadRow => ({
+  target,
+  concurrency,
+  requests: m.requests,
+  requests_per_sec: Math.round(m.rps),
+  p50_ms: round3(m.p50),
+  p99_ms: round3(m.p99),
+  errors: m.non2xx + m.socketErrors,
+});
 
 let activeWrk: ReturnType<typeof Bun.spawn> | null = null;
 

@@ -15,11 +15,10 @@
  *
  * Usage: bun bench/mcp.ts [--duration 5] [--json]
  */
-import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
-import { runFetchLoops } from "./load.ts";
-import { BIN, cli, ensureBinary, log, machineInfo, parseFlags, ROOT, run, runWithServer, signIn, svcEnv, SvcServer, svcVersion } from "./support.ts";
+import { type LoadRow, loadRow, runFetchLoops } from "./load.ts";
+import { BIN, cli, ensureBinary, log, machineInfo, meteredAfterRun, parseFlags, ROOT, round3, run, runWithServer, signIn, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
 const STOP_TIMEOUT_MS = 10_000;
 const WARMUP_SECS = 1;
@@ -62,17 +61,6 @@ async function prepare(server: SvcServer, upstreamUrl: string): Promise<{ key: s
   return { key: key.key, endpoint };
 }
 
-interface Row {
-  target: "direct" | "gateway";
-  concurrency: number;
-  requests: number;
-  requests_per_sec: number;
-  p50_ms: number;
-  p99_ms: number;
-  errors: number;
-}
-
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 async function main(): Promise<number> {
   const { values, fail } = parseFlags({ duration: { type: "string", default: "5" } }, USAGE);
@@ -93,27 +81,22 @@ async function main(): Promise<number> {
     const probe = (await (await gateway()).json()) as { result?: { _meta?: Record<string, unknown> }; error?: unknown };
     if (!probe.result?._meta?.["svc/receipt"]) throw new Error(`the gateway's probe call carries no receipt: ${JSON.stringify(probe)}`);
 
-    const rows: Row[] = [];
+    const rows: LoadRow[] = [];
     for (const concurrency of [1, 16]) {
       for (const [target, send] of [["direct", direct], ["gateway", gateway]] as const) {
         await runFetchLoops(send, concurrency, WARMUP_SECS);
         const m = await runFetchLoops(send, concurrency, duration);
-        rows.push({ target, concurrency, requests: m.requests, requests_per_sec: Math.round(m.rps), p50_ms: round3(m.p50), p99_ms: round3(m.p99), errors: m.non2xx + m.socketErrors });
+        rows.push(loadRow(target, concurrency, m));
         log(`${target} c=${concurrency}: ${m.requests} calls, p50 ${m.p50.toFixed(3)} ms, p99 ${m.p99.toFixed(3)} ms`);
       }
     }
-    const db = new Database(join(server.dataDir, "svc.db"), { readonly: true });
-    const count = (sql: string) => db.query<{ n: number }, []>(sql).get()!.n;
-    const metered = count("SELECT count(*) AS n FROM usage_events WHERE kind = 'mcp_call'");
-    const receipts = count("SELECT count(*) AS n FROM receipts WHERE kind = 'mcp_call'");
-    const held = count("SELECT count(*) AS n FROM holds WHERE status = 'open'");
-    db.close();
-    return { rows, metered, receipts, held };
+    const counted = await meteredAfterRun(join(server.dataDir, "svc.db"), "mcp_call");
+    return { rows, metered: counted.usage_events, receipts: counted.receipts, held: counted.open_holds };
   });
   upstream.stop();
   if (!outcome.ok) return outcome.code;
   const { rows, metered, receipts, held } = outcome.value;
-  const at = (target: Row["target"], c: number) => rows.find((r) => r.target === target && r.concurrency === c)!;
+  const at = (target: LoadRow["target"], c: number) => rows.find((r) => r.target === target && r.concurrency === c)!;
   const added = [1, 16].map((c) => ({ concurrency: c, p50_ms: round3(at("gateway", c).p50_ms - at("direct", c).p50_ms), p99_ms: round3(at("gateway", c).p99_ms - at("direct", c).p99_ms) }));
   const sent = rows.filter((r) => r.target === "gateway").reduce((s, r) => s + r.requests, 0);
   if (values.json) {

@@ -24,7 +24,7 @@ import type { Installed, PeerGateway } from "./peers/gateway.ts";
 import { litellm } from "./peers/litellm.ts";
 import { portkey } from "./peers/portkey.ts";
 import { ChildProcess, liveProcesses } from "./peers/processes.ts";
-import { ensureBinary, freePort, log, machineInfo, machineLine, meteredAfterRun, parseFlags, SvcServer, svcVersion } from "./support.ts";
+import { ensureBinary, freePort, log, machineInfo, machineLine, meteredAfterRun, parseFlags, round3, SvcServer, svcVersion } from "./support.ts";
 
 const WARMUP_SECS = 2;
 const CONCURRENCY = [1, 16, 64] as const;
@@ -105,7 +105,6 @@ interface Row {
   errors?: number;
 }
 
-const round3 = (n: number) => Math.round(n * 1000) / 1000;
 const oneLine = (text: string, max = 300) => text.replace(/\s+/g, " ").trim().slice(0, max);
 
 /** Same messages and max_tokens for everyone; only the model name differs, as each peer maps it. */

@@ -63,6 +63,9 @@ export async function signIn(baseUrl: string): Promise<{ session: string; accoun
   return { session: token, accountId: account_id };
 }
 
+/** Milliseconds (or any figure) as the benches print them: three decimals. */
+export const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
 /** Nearest-rank percentile of an ascending array; NaN when there are no samples. */
 export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
