@@ -115,25 +115,59 @@ async function streamTtfb(url: string, headers: Record<string, string>): Promise
   return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
 }
 
+/** When the stub last received a request, on this process's clock (the client's): splits a call into its leg to the upstream and back. */
+let stubArrival = 0;
+
+/** Milliseconds from a sequential call's send to the stub's arrival, and from there to the answer read whole. */
+async function legs(url: string, headers: Record<string, string>, each?: (res: Response) => void): Promise<{ to: Float64Array; back: Float64Array }> {
+  const to: number[] = [];
+  const back: number[] = [];
+  for (let i = 0; i < STREAM_SAMPLES + 50; i++) {
+    const t0 = performance.now();
+    const res = await fetch(url, { method: "POST", headers, body: BODY });
+    await res.arrayBuffer();
+    const t1 = performance.now();
+    if (i < 50) continue; // the first 50 warm up
+    to.push(stubArrival - t0);
+    back.push(t1 - stubArrival);
+    each?.(res);
+  }
+  const sorted = (xs: number[]) => Float64Array.from(xs).sort();
+  return { to: sorted(to), back: sorted(back) };
+}
+
 /**
  * svc's own account of where a call's time went: its Server-Timing header (`upstream`, `svc`,
  * and `settle`, the part of `svc` spent settling) over sequential non-streamed calls — the
- * gateway's own work, without the client's or the network's share. In ms.
+ * gateway's own work, without the client's or the network's share — and, from the stub's
+ * arrival times, how much of the added time lies before the upstream (authentication,
+ * preparation, reservation and the hops to the upstream) and how much after it (the settle, the
+ * response and the hops back), each above the direct call's. In ms.
  */
-async function serverTimingSplit(url: string, headers: Record<string, string>): Promise<{ svc_p50_ms: number; svc_p99_ms: number; settle_p50_ms: number; upstream_p50_ms: number }> {
+async function serverTimingSplit(
+  gateway: { url: string; headers: Record<string, string> },
+  direct: { url: string; headers: Record<string, string> },
+): Promise<{ svc_p50_ms: number; svc_p99_ms: number; settle_p50_ms: number; upstream_p50_ms: number; added_before_upstream_p50_ms: number; added_after_upstream_p50_ms: number }> {
   const svc: number[] = [];
   const upstream: number[] = [];
   const settle: number[] = [];
-  for (let i = 0; i < STREAM_SAMPLES + 50; i++) {
-    const res = await fetch(url, { method: "POST", headers, body: BODY });
-    await res.arrayBuffer();
+  const base = await legs(direct.url, direct.headers);
+  const through = await legs(gateway.url, gateway.headers, (res) => {
     const m = /upstream;dur=([\d.]+), svc;dur=([\d.]+), settle;dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
     if (!m) throw new Error(`no Server-Timing on the gateway's answer (status ${res.status})`);
-    if (i >= 50) upstream.push(Number(m[1])), svc.push(Number(m[2])), settle.push(Number(m[3]));
-  }
+    upstream.push(Number(m[1])), svc.push(Number(m[2])), settle.push(Number(m[3]));
+  });
   const sorted = (xs: number[]) => Float64Array.from(xs).sort();
   const [own, waited, settled] = [sorted(svc), sorted(upstream), sorted(settle)];
-  return { svc_p50_ms: round3(percentile(own, 50)), svc_p99_ms: round3(percentile(own, 99)), settle_p50_ms: round3(percentile(settled, 50)), upstream_p50_ms: round3(percentile(waited, 50)) };
+  const p50 = (xs: Float64Array) => percentile(xs, 50);
+  return {
+    svc_p50_ms: round3(percentile(own, 50)),
+    svc_p99_ms: round3(percentile(own, 99)),
+    settle_p50_ms: round3(p50(settled)),
+    upstream_p50_ms: round3(p50(waited)),
+    added_before_upstream_p50_ms: round3(p50(through.to) - p50(base.to)),
+    added_after_upstream_p50_ms: round3(p50(through.back) - p50(base.back)),
+  };
 }
 
 async function main(): Promise<number> {
@@ -150,7 +184,11 @@ async function main(): Promise<number> {
   const stub = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: async (req) => ((await req.text()).includes('"stream":true') ? new Response(STREAM_REPLY, { headers: { "content-type": "text/event-stream" } }) : new Response(REPLY, { headers: { "content-type": "application/json" } })),
+    fetch: async (req) => {
+      stubArrival = performance.now();
+      const streamed = (await req.text()).includes('"stream":true');
+      return streamed ? new Response(STREAM_REPLY, { headers: { "content-type": "text/event-stream" } }) : new Response(REPLY, { headers: { "content-type": "application/json" } });
+    },
   });
   const stubUrl = `http://127.0.0.1:${stub.port}`;
   const server = new SvcServer("svc-bench-inference-", STOP_TIMEOUT_MS);
@@ -191,8 +229,8 @@ async function main(): Promise<number> {
     const ttfbDirect = await streamTtfb(directUrl, directHeaders);
     const ttfbGateway = await streamTtfb(gatewayUrl, gatewayHeaders);
     const ttfb = { direct_p50_ms: round3(ttfbDirect.p50), gateway_p50_ms: round3(ttfbGateway.p50), added_p50_ms: round3(ttfbGateway.p50 - ttfbDirect.p50), added_p99_ms: round3(ttfbGateway.p99 - ttfbDirect.p99) };
-    log(`svc's own time: ${STREAM_SAMPLES} sequential calls, read from their Server-Timing`);
-    const split = await serverTimingSplit(gatewayUrl, gatewayHeaders);
+    log(`svc's own time: ${STREAM_SAMPLES} sequential calls each way, read from svc's Server-Timing and the stub's arrival times`);
+    const split = await serverTimingSplit({ url: gatewayUrl, headers: gatewayHeaders }, { url: directUrl, headers: directHeaders });
     // Every answered call must have been metered: one usage event and one signed receipt each,
     // and no hold left open once the calls wrk left in flight have finished (settled or released).
     const counted = await meteredAfterRun(join(server.dataDir, "svc.db"), "inference");
@@ -223,6 +261,7 @@ async function main(): Promise<number> {
   console.log(`metered requests/s at ${opts.concurrency}:       ${saturation.requests_per_sec} (errors: ${saturation.errors})`);
   console.log(`streaming time to first byte:     added p50 ${ttfb.added_p50_ms.toFixed(3)} ms, p99 ${ttfb.added_p99_ms.toFixed(3)} ms (direct p50 ${ttfb.direct_p50_ms.toFixed(3)} ms; ${STREAM_SAMPLES} sequential requests, fetch)`);
   console.log(`svc's own time per call:          p50 ${split.svc_p50_ms.toFixed(3)} ms, p99 ${split.svc_p99_ms.toFixed(3)} ms, of which the settle p50 ${split.settle_p50_ms.toFixed(3)} ms (its Server-Timing; upstream p50 ${split.upstream_p50_ms.toFixed(3)} ms; ${STREAM_SAMPLES} sequential calls, fetch)`);
+  console.log(`where the added time lies:        p50 ${split.added_before_upstream_p50_ms.toFixed(3)} ms before the upstream's arrival, ${split.added_after_upstream_p50_ms.toFixed(3)} ms after it (the stub's arrival times against the direct call's; the same calls)`);
   console.log(`metered in the database:          ${metered} usage events, ${receipts} receipts (warm-ups included), ${held} holds left open`);
   return 0;
 }
