@@ -46,6 +46,12 @@ export class Signer {
     return signMessage(this.secretKey, message);
   }
 
+  /** sign() and the address that signed, after one check for a rotation instead of two (every inline receipt asks for both). */
+  signWithAddress(message: string | Uint8Array): { signature: string; signer: string } {
+    this.follow();
+    return { signature: signMessage(this.secretKey, message), signer: this.currentAddress };
+  }
+
   /**
    * A raw signature over a 32-byte digest the caller already hashed (an EIP-712 typed-data hash):
    * no EIP-191 prefix is added. 0x-hex r ‖ s ‖ v (65 bytes, v = 27 or 28), like sign().

@@ -20,7 +20,7 @@ export const statementOf = (payload: Record<string, unknown>): string => Buffer.
 
 export function signStatement(signer: Signer, payload: Record<string, unknown>): SignedStatement {
   const statement = statementOf(payload);
-  return { statement, signature: signer.sign(statement), signer: signer.address };
+  return { statement, ...signer.signWithAddress(statement) };
 }
 
 export type Verification =

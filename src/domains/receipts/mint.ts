@@ -147,7 +147,7 @@ export function mintReceipt(ctx: Context, input: MintInput): SettledReceipt {
   // second canonical encoding per call: ~10% of the event loop at concurrency 64.)
   const reuse = prepared !== null && prepared.id === id && sameBasis(prepared.basis, basisOf(input)) && prepared.signer === ctx.signer.address;
   const statement = reuse ? prepared.statement : statementOf(receiptPayload(input, id));
-  const signed = reuse ? { statement, signature: prepared.signature, signer: prepared.signer } : { statement, signature: ctx.signer.sign(statement), signer: ctx.signer.address };
+  const signed = reuse ? { statement, signature: prepared.signature, signer: prepared.signer } : { statement, ...ctx.signer.signWithAddress(statement) };
   ctx.db
     .query(
       `INSERT INTO receipts (id, account_id, key_id, usage_event_id, kind, status, cost_micro_usd, run_id, receipt, signature, signer, created_at)
