@@ -14,19 +14,18 @@ export interface Measured {
   socketErrors: number;
 }
 
-/** One run of a direct-vs-gateway bench, as its table and JSON print it. */
-export interface LoadRow {
-  target: "direct" | "gateway";
+/** What one load run measured, as the benches' tables and JSON print it. */
+export interface RunFigures {
   concurrency: number;
   requests: number;
   requests_per_sec: number;
   p50_ms: number;
   p99_ms: number;
+  /** non-2xx answers + socket errors (with wrk, a socket error includes a request not answered within its 2 s timeout). */
   errors: number;
 }
 
-export const loadRow = (target: LoadRow["target"], concurrency: number, m: Measured): LoadRow => ({
-  target,
+export const runFigures = (concurrency: number, m: Measured): RunFigures => ({
   concurrency,
   requests: m.requests,
   requests_per_sec: Math.round(m.rps),
@@ -34,6 +33,13 @@ export const loadRow = (target: LoadRow["target"], concurrency: number, m: Measu
   p99_ms: round3(m.p99),
   errors: m.non2xx + m.socketErrors,
 });
+
+/** One run of a direct-vs-gateway bench. */
+export interface LoadRow extends RunFigures {
+  target: "direct" | "gateway";
+}
+
+export const loadRow = (target: LoadRow["target"], concurrency: number, m: Measured): LoadRow => ({ target, ...runFigures(concurrency, m) });
 
 let activeWrk: ReturnType<typeof Bun.spawn> | null = null;
 

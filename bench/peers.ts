@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { BODY, prepare, REPLY } from "./inference.ts";
-import { type Measured, runFetchLoops, runWrk, stopWrk } from "./load.ts";
+import { type Measured, type RunFigures, runFetchLoops, runFigures, runWrk, stopWrk } from "./load.ts";
 import { bifrost } from "./peers/bifrost.ts";
 import type { Installed, PeerGateway } from "./peers/gateway.ts";
 import { litellm } from "./peers/litellm.ts";
@@ -79,14 +79,7 @@ interface Target {
   body: string;
 }
 
-interface Run {
-  concurrency: number;
-  requests: number;
-  requests_per_sec: number;
-  p50_ms: number;
-  p99_ms: number;
-  /** non_2xx + socket_errors (with wrk, a socket error includes a request not answered within its 2 s timeout). */
-  errors: number;
+interface Run extends RunFigures {
   non_2xx: number;
   socket_errors: number;
 }
@@ -142,7 +135,7 @@ async function measure(name: string, target: Target, generator: GeneratorName, d
     log(`${name}, concurrency ${concurrency}: ${WARMUP_SECS} s warm-up, then ${duration} s`);
     await once(concurrency, WARMUP_SECS);
     const r = await once(concurrency, duration);
-    runs.push({ concurrency, requests: r.requests, requests_per_sec: Math.round(r.rps), p50_ms: round3(r.p50), p99_ms: round3(r.p99), errors: r.non2xx + r.socketErrors, non_2xx: r.non2xx, socket_errors: r.socketErrors });
+    runs.push({ ...runFigures(concurrency, r), non_2xx: r.non2xx, socket_errors: r.socketErrors });
   }
   return runs;
 }
