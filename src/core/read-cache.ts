@@ -1,13 +1,13 @@
 /**
  * Rows every request reads but that rarely change — an API key's scopes and validity, its
  * delegation chain's caps, an account's suspension, a model route, the accounts with a live
- * webhook — kept in memory between their changes. Each read through SQLite costs 5–20 µs on a
+ * webhook, an account's guardrails — kept in memory between their changes. Each read through SQLite costs 5–20 µs on a
  * busy server (a read transaction on the WAL, then the page lookups); a metered call made six of
  * them before its first byte went upstream (bench/README.md, stop 40).
  *
  * When a copy is stale. One counter row, `read_epoch`, is bumped by triggers declared on the
  * cached tables for the columns that are cached (each by its owning area, in its migration:
- * 0053, 0054, 0055). A trigger runs inside whatever writes the row — any code path, the CLI, another
+ * 0053–0056). A trigger runs inside whatever writes the row — any code path, the CLI, another
  * process — and commits or rolls back with it. Before using a copy this process reads the
  * counter; if it moved, every copy is dropped. So a change is seen as soon as it is committed,
  * with one exception made for speed: the counter is read at most once per turn of the event

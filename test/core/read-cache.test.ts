@@ -9,6 +9,8 @@ import { resolveApiKey } from "../../src/domains/keys/principal.ts";
 import { revokeKey } from "../../src/domains/keys/service.ts";
 import { setSuspended } from "../../src/domains/accounts/service.ts";
 import { addDenied, isDenied, removeDenied } from "../../src/domains/admin/denylist.ts";
+import { createGuardrail, deleteGuardrail } from "../../src/domains/guardrails/service.ts";
+import { guardrailIdsOf } from "../../src/domains/guardrails/store.ts";
 import { sha256Hex } from "../../src/core/secrets.ts";
 import { accountWithSession, apiKeyFor } from "../support/fixtures.ts";
 import { bearer, type Harness, makeHarness } from "../support/harness.ts";
@@ -96,6 +98,27 @@ describe("a cached row that changes", () => {
     otherProcess((db) => db.run("DELETE FROM denylist"));
     await nextTurn();
     expect(isDenied(h.ctx, b)).toBe(false);
+  });
+
+  test("a guardrail made or deleted, here or by another process, is followed (no guardrail is what is cached)", async () => {
+    const { account } = keyed();
+    const ids = () => guardrailIdsOf(h.ctx, account.id).map((g) => g.id);
+    expect(ids()).toEqual([]);
+    const made = createGuardrail(h.ctx, account.id, { name: "no secrets", detectors: [{ type: "secrets", direction: "input", action: "block" }] });
+    expect(ids()).toEqual([made.id]);
+    deleteGuardrail(h.ctx, account.id, made.id);
+    expect(ids()).toEqual([]);
+    otherProcess((db) =>
+      db.run("INSERT INTO guardrails (id, account_id, name, detectors, created_at) VALUES ('gr_other', ?, 'other', ?, 0)", [
+        account.id,
+        JSON.stringify([{ type: "secrets", direction: "input", action: "block", options: {} }]),
+      ]),
+    );
+    await nextTurn();
+    expect(ids()).toEqual(["gr_other"]);
+    otherProcess((db) => db.run("DELETE FROM guardrails WHERE id = 'gr_other'"));
+    await nextTurn();
+    expect(ids()).toEqual([]);
   });
 
   test("a model route set or cleared in another process is followed", async () => {

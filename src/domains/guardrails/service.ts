@@ -52,7 +52,9 @@ export function createGuardrail(ctx: Context, accountId: string, input: Guardrai
     if (stranger !== undefined) throw invalidField("scope.keys", `${stranger} is not one of this account's API keys`);
   }
   const models = input.scope?.models ?? null;
-  return ctx.db.transaction(() => {
+  // Through ctx.tx (not a bare transaction): the read cache re-reads its counter when it ends, so
+  // this process's next call sees the new guardrail at once (store.ts guardrailIdsOf).
+  return ctx.tx.run(() => {
     if (countGuardrails(ctx, accountId) >= GUARDRAILS_PER_ACCOUNT) throw limitReached();
     const row: GuardrailRow = {
       id: newId("gr"),
@@ -65,7 +67,7 @@ export function createGuardrail(ctx: Context, accountId: string, input: Guardrai
     };
     insertGuardrail(ctx, row);
     return guardrailView(row);
-  })();
+  });
 }
 
 export function listGuardrails(ctx: Context, accountId: string): GuardrailView[] {
@@ -74,6 +76,6 @@ export function listGuardrails(ctx: Context, accountId: string): GuardrailView[]
 
 /** Hard delete: calls from now on are no longer checked by it. Another account's id is a 404. */
 export function deleteGuardrail(ctx: Context, accountId: string, id: string): { id: string; deleted: true } {
-  if (!deleteGuardrailRow(ctx, accountId, id)) throw notFound("guardrail");
+  if (!ctx.tx.run(() => deleteGuardrailRow(ctx, accountId, id))) throw notFound("guardrail");
   return { id, deleted: true };
 }
