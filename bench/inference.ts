@@ -115,6 +115,8 @@ async function streamTtfb(url: string, headers: Record<string, string>): Promise
   return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
 }
 
+const ascending = (xs: number[]) => Float64Array.from(xs).sort();
+
 /** When the stub last received a request, on this process's clock (the client's): splits a call into its leg to the upstream and back. */
 let stubArrival = 0;
 
@@ -132,8 +134,7 @@ async function legs(url: string, headers: Record<string, string>, each?: (res: R
     back.push(t1 - stubArrival);
     each?.(res);
   }
-  const sorted = (xs: number[]) => Float64Array.from(xs).sort();
-  return { to: sorted(to), back: sorted(back) };
+  return { to: ascending(to), back: ascending(back) };
 }
 
 /**
@@ -157,14 +158,13 @@ async function serverTimingSplit(
     if (!m) throw new Error(`no Server-Timing on the gateway's answer (status ${res.status})`);
     upstream.push(Number(m[1])), svc.push(Number(m[2])), settle.push(Number(m[3]));
   });
-  const sorted = (xs: number[]) => Float64Array.from(xs).sort();
-  const [own, waited, settled] = [sorted(svc), sorted(upstream), sorted(settle)];
+  const own = ascending(svc);
   const p50 = (xs: Float64Array) => percentile(xs, 50);
   return {
-    svc_p50_ms: round3(percentile(own, 50)),
+    svc_p50_ms: round3(p50(own)),
     svc_p99_ms: round3(percentile(own, 99)),
-    settle_p50_ms: round3(p50(settled)),
-    upstream_p50_ms: round3(p50(waited)),
+    settle_p50_ms: round3(p50(ascending(settle))),
+    upstream_p50_ms: round3(p50(ascending(upstream))),
     added_before_upstream_p50_ms: round3(p50(through.to) - p50(base.to)),
     added_after_upstream_p50_ms: round3(p50(through.back) - p50(base.back)),
   };
