@@ -26,10 +26,11 @@ describe("a 100-line batch", () => {
   test("completes: one output line per input line, exact per-line costs summing to the ledger debit, each with a verifiable receipt", async () => {
     const before = g.h.ctx.ledger.balance(g.accountId);
     const lines = Array.from({ length: 100 }, (_, i) => chatLine(i));
+    // Counted before the batch exists: the runner may start calling the upstream before create's answer is read.
+    const upstreamBefore = chatCalls(g).length;
     const created = await runBatch(g, lines);
     expect(["validating", "in_progress"]).toContain(created.status);
     expect(created.request_counts).toEqual({ total: 100, completed: 0, failed: 0 });
-    const upstreamBefore = chatCalls(g).length;
 
     const done = await waitFor(g, created.id, ["completed"]);
     expect(done.request_counts).toEqual({ total: 100, completed: 100, failed: 0 });
