@@ -7,7 +7,8 @@
  * the model/service allowed), every key up its delegation chain has room under its monthly and
  * lifetime caps (spent + held + amount), no key's circuit breaker trips, and the account's
  * spendable credit covers the amount (a ledger hold). settle, in ONE write transaction: the
- * ledger charges the actual cost, the chain's spend moves from held to spent, the usage event is
+ * ledger charges the actual cost, the chain's spend moves from held to spent (its month's row in
+ * key_spend, one per key: a key's lifetime spend is the sum of its months), the usage event is
  * written, and outbox events are queued; a receipt hook (filled by the receipts domain) runs in
  * the same transaction.
  *
@@ -283,7 +284,7 @@ export class Meter {
    * parent), cheaper than one recursive query — which cost more than the rest of a reservation —
    * and outside a transaction served from the read cache (core/read-cache.ts): a key's limits
    * change rarely. Its lifetime spend, which every settle changes, is not part of the row; capHit
-   * reads it.
+   * reads it (lifetimeSpent).
    */
   chain(keyId: string): KeyRow[] {
     const chain: KeyRow[] = [];
@@ -599,6 +600,21 @@ export class Meter {
     return { spent: row?.spent ?? 0, held: (row?.held ?? 0) + (this.keyHeld.get(`${keyId} ${month}`) ?? 0) };
   }
 
+  /**
+   * What a key (with the keys delegated below it) has spent since it was made: the sum of its
+   * months, plus what it carried from before its months were the record (migration 0057). Kept
+   * as a sum instead of a counter so that a settle writes one row per key, not two.
+   */
+  lifetimeSpent(keyId: string): MicroUsd {
+    return (
+      this.db
+        .query<{ spent: number }, [string]>(
+          "SELECT spent_carried_micro_usd + coalesce((SELECT sum(spent_micro_usd) FROM key_spend WHERE key_id = api_keys.id), 0) AS spent FROM api_keys WHERE id = ?",
+        )
+        .get(keyId)?.spent ?? 0
+    );
+  }
+
   /** What a key has reserved and not yet settled, across months (durable and in-memory reservations). */
   heldByKey(keyId: string): MicroUsd {
     const durable = this.db.query<{ held: number | null }, [string]>("SELECT sum(held_micro_usd) AS held FROM key_spend WHERE key_id = ?").get(keyId)?.held ?? 0;
@@ -719,7 +735,7 @@ export class Meter {
     }
     if (key.total_cap_micro_usd !== null) {
       const held = this.heldByKey(key.id);
-      const spent = this.db.query<{ spent: number }, [string]>("SELECT total_spent_micro_usd AS spent FROM api_keys WHERE id = ?").get(key.id)?.spent ?? 0;
+      const spent = this.lifetimeSpent(key.id);
       if (spent + held + amount > key.total_cap_micro_usd) {
         return { keyId: key.id, month, cap: key.total_cap_micro_usd, spent, period: "lifetime" };
       }
@@ -795,14 +811,13 @@ export class Meter {
     return window;
   }
 
-  /** Adds a settled cost to each key's month and lifetime spend (a row for the month made if none). */
+  /** Adds a settled cost to each key's month (a row for the month made if none), which is also its lifetime spend (lifetimeSpent). */
   private addSpent(chain: string[], month: string, cost: MicroUsd): void {
     if (!cost) return;
     for (const id of chain) {
       this.db
         .query("INSERT INTO key_spend (key_id, month, spent_micro_usd) VALUES (?, ?, ?) ON CONFLICT (key_id, month) DO UPDATE SET spent_micro_usd = spent_micro_usd + excluded.spent_micro_usd")
         .run(id, month, cost);
-      this.db.query("UPDATE api_keys SET total_spent_micro_usd = total_spent_micro_usd + ? WHERE id = ?").run(cost, id);
     }
   }
 
@@ -818,7 +833,6 @@ export class Meter {
     const month = recorded?.month ?? r.month;
     for (const id of chain) {
       this.db.query("UPDATE key_spend SET held_micro_usd = max(held_micro_usd - ?, 0), spent_micro_usd = spent_micro_usd + ? WHERE key_id = ? AND month = ?").run(r.amount, cost, id, month);
-      if (cost) this.db.query("UPDATE api_keys SET total_spent_micro_usd = total_spent_micro_usd + ? WHERE id = ?").run(cost, id);
       // The breaker counts what was reserved; give back what was not spent.
       if (r.amount !== cost) this.addToWindow(id, cost - r.amount, now);
     }

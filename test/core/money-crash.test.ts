@@ -166,7 +166,7 @@ test("kill -9 under load, repeated: every charge has its receipt, the ledger add
     expect(n("SELECT count(*) AS n FROM ledger_entries WHERE account_id = ? AND (balance_after_micro_usd < 0 OR balance_after_micro_usd - held_after_micro_usd < 0)", accountId)).toBe(0);
 
     // The key's counters agree with the ledger; nothing is held for it either.
-    expect(n("SELECT total_spent_micro_usd AS n FROM api_keys WHERE id = ?", keyId)).toBe(spent);
+    expect(n("SELECT spent_carried_micro_usd AS n FROM api_keys WHERE id = ?", keyId)).toBe(0);
     expect(n("SELECT sum(spent_micro_usd) AS n FROM key_spend WHERE key_id = ?", keyId)).toBe(spent);
     expect(n("SELECT sum(held_micro_usd) AS n FROM key_spend WHERE key_id = ?", keyId)).toBe(0);
     balanceBefore = acct.balance_micro_usd;

@@ -202,7 +202,7 @@ const tombstone = (row: GhostRow): GhostDestroyed => ({ id: row.id, destroyed: t
 function ghostView(ctx: Context, row: LiveRow): GhostView {
   const key = keyInForce(ctx, row.key_id);
   const now = ctx.clock.now();
-  const spent = key.total_spent_micro_usd;
+  const spent = ctx.meter.lifetimeSpent(key.id);
   return {
     id: row.id,
     key_id: key.id,

@@ -139,7 +139,7 @@ export function rotateKey(ctx: Context, accountId: string, keyId: string): Minte
     const next = minted.view.id;
     const now = ctx.clock.now();
     ctx.db.query("UPDATE api_keys SET parent_id = ? WHERE parent_id = ?").run(next, old.id);
-    ctx.db.query("UPDATE api_keys SET frozen_at = ?, frozen_reason = ?, total_spent_micro_usd = ? WHERE id = ?").run(old.frozen_at, old.frozen_reason, old.total_spent_micro_usd, next);
+    ctx.db.query("UPDATE api_keys SET frozen_at = ?, frozen_reason = ?, spent_carried_micro_usd = ? WHERE id = ?").run(old.frozen_at, old.frozen_reason, old.spent_carried_micro_usd, next);
     // Its spend, breaker window and the work in flight (which settles against the replacement) move with it.
     ctx.meter.transferKey(old.id, next);
     ctx.db.query("UPDATE api_keys SET rotated_to = ?, grace_until = ? WHERE id = ?").run(next, now + ctx.config.keys.rotation_grace_secs * 1000, old.id);

@@ -17,7 +17,8 @@ export interface KeyRow {
   scopes: string;
   monthly_cap_micro_usd: number | null;
   total_cap_micro_usd: number | null;
-  total_spent_micro_usd: number;
+  /** Lifetime spend its months in key_spend do not hold (migration 0057); the lifetime spend itself is ctx.meter.lifetimeSpent. */
+  spent_carried_micro_usd: number;
   breaker_micro_usd_per_minute: number | null;
   frozen_at: number | null;
   frozen_reason: string | null;
@@ -92,7 +93,7 @@ export function keyView(ctx: Context, r: KeyRow): KeyView {
     breaker_micro_usd_per_minute: r.breaker_micro_usd_per_minute,
     spent_this_month_micro_usd: spend.spent,
     held_micro_usd: spend.held,
-    total_spent_micro_usd: r.total_spent_micro_usd,
+    total_spent_micro_usd: ctx.meter.lifetimeSpent(r.id),
     allowed_models: list(r.allowed_models),
     allowed_services: list(r.allowed_services),
     privacy_tier: r.privacy_tier,

@@ -221,7 +221,7 @@ function statusOf(row: MandateRow, key: KeyRow, spent: number, now: number): Man
 function mandateView(ctx: Context, row: MandateRow): MandateView {
   const key = keyInForce(ctx, row.key_id);
   const held = ctx.meter.heldByKey(key.id);
-  const spent = key.total_spent_micro_usd;
+  const spent = ctx.meter.lifetimeSpent(key.id);
   const revokedAt = row.revoked_at ?? key.revoked_at;
   return {
     id: row.id,
