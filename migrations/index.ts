@@ -61,6 +61,7 @@ import m0054 from "./0054_webhooks_read_epoch.sql" with { type: "text" };
 import m0055 from "./0055_denylist_read_epoch.sql" with { type: "text" };
 import m0056 from "./0056_guardrails_read_epoch.sql" with { type: "text" };
 import m0057 from "./0057_key_lifetime_spend.sql" with { type: "text" };
+import m0058 from "./0058_outbox_type_index_dropped.sql" with { type: "text" };
 
 import type { MigrationFile } from "../src/core/migrate.ts";
 
@@ -127,4 +128,5 @@ export const migrations: Migration[] = [
   { version: 55, name: "0055_denylist_read_epoch", sql: m0055 },
   { version: 56, name: "0056_guardrails_read_epoch", sql: m0056 },
   { version: 57, name: "0057_key_lifetime_spend", sql: m0057 },
+  { version: 58, name: "0058_outbox_type_index_dropped", sql: m0058 },
 ];

@@ -40,9 +40,13 @@ interface Row {
 
 type Expander = (stored: Record<string, unknown>) => Record<string, unknown>;
 
+const byTypeName = (counts: Map<string, number>): Record<string, number> => Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
 export class Outbox {
   private readonly insert;
   private readonly expanders = new Map<string, Expander>();
+  /** All-time events per type up to seq `upto`, committed (countsByType). */
+  private readonly tally = { upto: 0, byType: new Map<string, number>() };
 
   constructor(
     private readonly db: Db,
@@ -113,10 +117,51 @@ export class Outbox {
     return row ? this.fromRow(row) : null;
   }
 
+  /**
+   * Events recorded per type, all of them or those created at or after `sinceMs` (operator
+   * metrics). Counted without an index on type, which every event's insert had to write (one
+   * page per metered call): all-time counts are a tally this process keeps, brought up to date
+   * from the rows after the last seq it counted (seqs commit in order, one writer at a time); a
+   * window is counted from its first seq on, found by bisecting seq (created_at rises with it).
+   */
   countsByType(sinceMs = 0): Record<string, number> {
+    if (sinceMs > 0) {
+      const from = this.firstSeqAtOrAfter(sinceMs);
+      return from === null ? {} : this.countFrom(from - 1, new Map());
+    }
+    // Inside a write transaction the rows after the tally may yet roll back: counted, not kept.
+    if (this.tx.active) return this.countFrom(this.tally.upto, new Map(this.tally.byType));
+    const top = this.db.query<{ top: number | null }, []>("SELECT max(seq) AS top FROM outbox_events").get()?.top ?? 0;
+    if (top > this.tally.upto) {
+      this.countFrom(this.tally.upto, this.tally.byType, top);
+      this.tally.upto = top;
+    }
+    return byTypeName(this.tally.byType);
+  }
+
+  /** Adds the events with afterSeq < seq (≤ upTo) to `into`, per type; returns them sorted by type. */
+  private countFrom(afterSeq: number, into: Map<string, number>, upTo = Number.MAX_SAFE_INTEGER): Record<string, number> {
     const rows = this.db
-      .query<{ type: string; n: number }, [number]>("SELECT type, count(*) AS n FROM outbox_events WHERE created_at >= ? GROUP BY type ORDER BY type")
-      .all(sinceMs);
-    return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+      .query<{ type: string; n: number }, [number, number]>("SELECT type, count(*) AS n FROM outbox_events WHERE seq > ? AND seq <= ? GROUP BY type")
+      .all(afterSeq, upTo);
+    for (const r of rows) into.set(r.type, (into.get(r.type) ?? 0) + r.n);
+    return byTypeName(into);
+  }
+
+  /** The first event's seq created at or after `ms` (null: none), in O(log n) primary-key reads (min and max apart: together they would scan). */
+  private firstSeqAtOrAfter(ms: number): number | null {
+    const bounds = this.db.query<{ lo: number | null; hi: number | null }, []>("SELECT (SELECT min(seq) FROM outbox_events) AS lo, (SELECT max(seq) FROM outbox_events) AS hi").get();
+    if (bounds?.lo == null || bounds.hi == null) return null;
+    const at = this.db.query<{ seq: number; created_at: number }, [number]>("SELECT seq, created_at FROM outbox_events WHERE seq >= ? ORDER BY seq LIMIT 1");
+    let [lo, hi] = [bounds.lo, bounds.hi];
+    let found: number | null = null;
+    while (lo <= hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const row = at.get(mid);
+      if (!row || row.seq > hi) hi = mid - 1;
+      else if (row.created_at >= ms) (found = row.seq), (hi = mid - 1);
+      else lo = row.seq + 1;
+    }
+    return found;
   }
 }

@@ -101,4 +101,69 @@ describe("transactional outbox", () => {
     expect(h.ctx.outbox.countsByType()).toEqual({ a: 2, b: 1 });
     expect(h.ctx.outbox.countsByType(h.clock.now() + 1)).toEqual({});
   });
+
+  test("counts by type: the all-time tally keeps up with new events and never counts a rolled-back one", () => {
+    h = makeHarness();
+    const emit = (type: string) => h.ctx.tx.run(() => h.ctx.outbox.emit(type, null, {}));
+    const base = h.ctx.outbox.countsByType();
+    const plus = (extra: Record<string, number>) => {
+      const want: Record<string, number> = { ...base };
+      for (const [t, n] of Object.entries(extra)) want[t] = (want[t] ?? 0) + n;
+      return want;
+    };
+    emit("a");
+    expect(h.ctx.outbox.countsByType()).toEqual(plus({ a: 1 }));
+    emit("b");
+    emit("a");
+    expect(h.ctx.outbox.countsByType()).toEqual(plus({ a: 2, b: 1 }));
+    // Counted inside a transaction, its own events show; rolled back, they are gone from the tally.
+    expect(() =>
+      h.ctx.tx.run(() => {
+        h.ctx.outbox.emit("c", null, {});
+        expect(h.ctx.outbox.countsByType()).toEqual(plus({ a: 2, b: 1, c: 1 }));
+        throw new Error("roll back");
+      }),
+    ).toThrow("roll back");
+    expect(h.ctx.outbox.countsByType()).toEqual(plus({ a: 2, b: 1 }));
+    emit("c");
+    expect(h.ctx.outbox.countsByType()).toEqual(plus({ a: 2, b: 1, c: 1 }));
+  });
+
+  test("counting by type reads by primary key: no query scans the table", () => {
+    h = makeHarness();
+    const plan = (sql: string) => h.ctx.db.query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => r.detail).join(" | ");
+    for (const sql of [
+      "SELECT type, count(*) AS n FROM outbox_events WHERE seq > 1 AND seq <= 9 GROUP BY type",
+      "SELECT max(seq) AS top FROM outbox_events",
+      "SELECT (SELECT min(seq) FROM outbox_events) AS lo, (SELECT max(seq) FROM outbox_events) AS hi",
+      "SELECT seq, created_at FROM outbox_events WHERE seq >= 5 ORDER BY seq LIMIT 1",
+    ]) {
+      expect(plan(sql)).not.toContain("SCAN outbox_events");
+    }
+  });
+
+  test("counts by type in a window: the same as counting every row, wherever the window starts", () => {
+    h = makeHarness();
+    const start = h.clock.now();
+    // Events a minute apart, some minutes with several, some with none (gaps in seq from a rollback too).
+    for (let i = 0; i < 40; i++) {
+      h.clock.advance(60_000 * (i % 3));
+      h.ctx.tx.run(() => h.ctx.outbox.emit(i % 2 ? "odd" : "even", null, {}));
+      if (i % 7 === 0) {
+        const rolledBack = () =>
+          h.ctx.tx.run(() => {
+            h.ctx.outbox.emit("gone", null, {});
+            throw new Error("roll back");
+          });
+        expect(rolledBack).toThrow("roll back");
+      }
+    }
+    const brute = (since: number) => {
+      const rows = h.ctx.db.query<{ type: string; n: number }, [number]>("SELECT type, count(*) AS n FROM outbox_events WHERE created_at >= ? GROUP BY type ORDER BY type").all(since);
+      return Object.fromEntries(rows.map((r) => [r.type, r.n]));
+    };
+    for (const since of [start - 1, start, start + 1, start + 60_000, start + 61_000, start + 600_000, h.clock.now(), h.clock.now() + 1]) {
+      expect(h.ctx.outbox.countsByType(since)).toEqual(brute(since));
+    }
+  });
 });
