@@ -94,15 +94,25 @@ export const STREAM_REPLY = [
   .map((c) => `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1_763_751_600, model: "stub-model", ...c })}\n\n`)
   .join("")
   .concat("data: [DONE]\n\n");
-const STREAM_BODY = JSON.stringify({ ...JSON.parse(BODY), stream: true, stream_options: { include_usage: true } });
-const STREAM_SAMPLES = 400;
+/** A request body asking for the same completion as a stream, with its usage. */
+export const streamedBody = (body: string) => JSON.stringify({ ...JSON.parse(body), stream: true, stream_options: { include_usage: true } });
+const STREAM_BODY = streamedBody(BODY);
+export const STREAM_SAMPLES = 400;
 
-/** Time to the first byte of a streamed completion, sequential requests (concurrency 1): p50 and p99 in ms. */
-async function streamTtfb(url: string, headers: Record<string, string>): Promise<{ p50: number; p99: number }> {
+/**
+ * Time to the first byte of a streamed completion, sequential requests (concurrency 1): p50 and
+ * p99 in ms. Throws when the answer is not a 200 event stream (a gateway that does not stream).
+ */
+export async function streamTtfb(url: string, headers: Record<string, string>, body = STREAM_BODY): Promise<{ p50: number; p99: number }> {
   const samples: number[] = [];
   for (let i = 0; i < STREAM_SAMPLES + 50; i++) {
     const t0 = performance.now();
-    const res = await fetch(url, { method: "POST", headers, body: STREAM_BODY });
+    const res = await fetch(url, { method: "POST", headers, body });
+    const type = res.headers.get("content-type") ?? "";
+    if (res.status !== 200 || !type.startsWith("text/event-stream")) {
+      const text = (await res.text()).replace(/\s+/g, " ").slice(0, 160);
+      throw new Error(`a streamed request answered ${res.status} ${type || "(no content-type)"}, not an event stream: ${text}`);
+    }
     const reader = res.body!.getReader();
     await reader.read();
     const first = performance.now() - t0;

@@ -3,7 +3,8 @@
  * svc beside peer gateways in one run, all pointed at the same local upstream stub: the stub
  * itself ("direct"), svc (the compiled binary; every call reserved, settled and receipted),
  * Portkey's gateway, LiteLLM's proxy and Bifrost. For each: the latency it adds at concurrency 1
- * (its p50/p99 minus direct's), requests per second and p99 at concurrency 16 and 64, and errors.
+ * (its p50/p99 minus direct's), requests per second and p99 at concurrency 16 and 64, errors,
+ * and the time to the first byte a streamed completion adds (sequential requests).
  *
  * The stub is bench/inference.ts's (a Bun.serve in this process answering one realistic chat
  * completion with usage). Peers are installed once into a cache dir outside the repository
@@ -17,7 +18,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { BODY, prepare, REPLY } from "./inference.ts";
+import { BODY, prepare, REPLY, STREAM_REPLY, STREAM_SAMPLES, streamedBody, streamTtfb } from "./inference.ts";
 import { type Measured, type RunFigures, runFetchLoops, runFigures, runWrk, stopWrk } from "./load.ts";
 import { bifrost } from "./peers/bifrost.ts";
 import type { Installed, PeerGateway } from "./peers/gateway.ts";
@@ -96,6 +97,9 @@ interface Row {
   added_p50_c1_ms?: number;
   added_p99_c1_ms?: number;
   errors?: number;
+  /** A streamed completion's first byte, sequential requests: p50/p99 ms, or why it was not measured. */
+  stream_ttfb?: { p50: number; p99: number } | { error: string };
+  added_stream_ttfb_p50_ms?: number;
 }
 
 const oneLine = (text: string, max = 300) => text.replace(/\s+/g, " ").trim().slice(0, max);
@@ -138,6 +142,17 @@ async function measure(name: string, target: Target, generator: GeneratorName, d
     runs.push({ ...runFigures(concurrency, r), non_2xx: r.non2xx, socket_errors: r.socketErrors });
   }
   return runs;
+}
+
+/** The same completion streamed: first-byte p50/p99 over sequential requests, or why not (a gateway that does not stream). */
+async function measureStream(name: string, target: Target): Promise<Row["stream_ttfb"]> {
+  log(`${name}: streamed first byte, ${STREAM_SAMPLES} sequential requests`);
+  try {
+    const t = await streamTtfb(target.url, target.headers, streamedBody(target.body));
+    return { p50: round3(t.p50), p99: round3(t.p99) };
+  } catch (err) {
+    return { error: oneLine((err as Error).message, 200) };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -186,6 +201,7 @@ async function runSvc(stubUrl: string, build: { ok: true } | { ok: false; reason
     }
     try {
       row.runs = await measure("svc", target, generator, duration, runDir, interrupted);
+      row.stream_ttfb = await measureStream("svc", target);
     } catch (err) {
       return { row: { ...row, status: "failed", reason: oneLine((err as Error).message) } };
     }
@@ -229,6 +245,7 @@ async function runPeer(gateway: PeerGateway, installed: Installed, stubUrl: stri
     }
     try {
       row.runs = await measure(gateway.name, target, generator, duration, runDir, interrupted);
+      row.stream_ttfb = await measureStream(gateway.name, target);
     } catch (err) {
       return { ...row, status: "failed", reason: oneLine((err as Error).message) };
     }
@@ -248,11 +265,12 @@ function withAdded(row: Row, direct: Row): Row {
   if (row.status !== "measured" || direct.status !== "measured") return row;
   const c1 = row.runs.find((r) => r.concurrency === 1)!;
   const d1 = direct.runs.find((r) => r.concurrency === 1)!;
-  return { ...row, added_p50_c1_ms: round3(c1.p50_ms - d1.p50_ms), added_p99_c1_ms: round3(c1.p99_ms - d1.p99_ms), errors: row.runs.reduce((n, r) => n + r.errors, 0) };
+  const ttfb = row.stream_ttfb && "p50" in row.stream_ttfb && direct.stream_ttfb && "p50" in direct.stream_ttfb ? round3(row.stream_ttfb.p50 - direct.stream_ttfb.p50) : undefined;
+  return { ...row, added_p50_c1_ms: round3(c1.p50_ms - d1.p50_ms), added_p99_c1_ms: round3(c1.p99_ms - d1.p99_ms), errors: row.runs.reduce((n, r) => n + r.errors, 0), added_stream_ttfb_p50_ms: ttfb };
 }
 
 function printTable(rows: Row[]): void {
-  const cols = ["added p50 @1", "added p99 @1", "req/s @16", "p99 @16", "req/s @64", "p99 @64", "errors"];
+  const cols = ["added p50 @1", "added p99 @1", "req/s @16", "p99 @16", "req/s @64", "p99 @64", "errors", "stream TTFB added p50"];
   const widths = cols.map((c) => Math.max(c.length, 9));
   console.log(`${"".padEnd(8)}  ${cols.map((c, i) => c.padStart(widths[i]!)).join("  ")}`);
   for (const row of rows) {
@@ -270,9 +288,11 @@ function printTable(rows: Row[]): void {
       String(at(64).requests_per_sec),
       at(64).p99_ms.toFixed(3),
       String(row.errors ?? 0),
+      isDirect && row.stream_ttfb && "p50" in row.stream_ttfb ? `(${row.stream_ttfb.p50.toFixed(3)})` : row.added_stream_ttfb_p50_ms !== undefined ? row.added_stream_ttfb_p50_ms.toFixed(3) : "n/a",
     ];
     console.log(`${row.name.padEnd(8)}  ${cells.map((c, i) => c.padStart(widths[i]!)).join("  ")}`);
   }
+  for (const row of rows) if (row.stream_ttfb && "error" in row.stream_ttfb) console.log(`${row.name}: stream TTFB not measured: ${row.stream_ttfb.error}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -312,7 +332,15 @@ async function main(): Promise<number> {
 
   const runDir = mkdtempSync(join(tmpdir(), "svc-bench-peers-run-"));
   state.runDir = runDir;
-  const stub = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(REPLY, { headers: { "content-type": "application/json" } }) });
+  const stub = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) =>
+      // Peers re-encode the body their own way (Bifrost indents it): match the field, not one spelling.
+      /"stream"\s*:\s*true/.test(await req.text())
+        ? new Response(STREAM_REPLY, { headers: { "content-type": "text/event-stream" } })
+        : new Response(REPLY, { headers: { "content-type": "application/json" } }),
+  });
   state.stub = stub;
   const stubUrl = `http://127.0.0.1:${stub.port}`;
 
@@ -322,6 +350,7 @@ async function main(): Promise<number> {
     const directTarget = { url: `${stubUrl}/v1/chat/completions`, headers: { "content-type": "application/json" }, body: bodyFor("stub-model") };
     const direct: Row = { name: "direct", status: "measured", config: "the stub itself (Bun.serve in the bench process)", runs: [] };
     direct.runs = await measure("direct", directTarget, generator, opts.duration, runDir, interrupted);
+    direct.stream_ttfb = await measureStream("direct", directTarget);
     rows.push({ ...direct, errors: direct.runs.reduce((n, r) => n + r.errors, 0) });
 
     if (opts.peers.has("svc")) {
@@ -361,7 +390,8 @@ async function main(): Promise<number> {
   console.log();
   printTable(rows);
   console.log();
-  console.log("ms; added = the gateway's latency at concurrency 1 minus direct's (in parentheses: direct's own); errors = transport errors + non-2xx over the measured runs");
+  console.log("ms; added = the gateway's latency at concurrency 1 minus direct's (in parentheses: direct's own); errors = transport errors + non-2xx over the measured runs;");
+  console.log(`stream TTFB = a streamed completion's first body byte, p50 over ${STREAM_SAMPLES} sequential requests (fetch), minus direct's`);
   if (metered) console.log(`svc metered: ${metered.usage_events} usage events, ${metered.receipts} signed receipts (warm-ups included), ${metered.open_holds} holds left open; the peers meter nothing`);
   return 0;
 }

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -45,6 +46,49 @@ func writeError(ctx *fasthttp.RequestCtx, status int, message string) {
 	ctx.SetContentType("application/json")
 	body, _ := sonic.Marshal(map[string]any{"error": map[string]string{"message": message}})
 	ctx.SetBody(body)
+}
+
+func writeBifrostError(ctx *fasthttp.RequestCtx, bifrostErr *schemas.BifrostError) {
+	status := fasthttp.StatusBadGateway
+	if bifrostErr.StatusCode != nil {
+		status = *bifrostErr.StatusCode
+	}
+	message := "upstream error"
+	if bifrostErr.Error != nil {
+		message = bifrostErr.Error.Message
+	}
+	writeError(ctx, status, message)
+}
+
+// stream answers a streamed request as Server-Sent Events, one event per chunk the engine sends,
+// flushed as it comes, then [DONE] (as Bifrost's own transport writes them).
+func stream(ctx *fasthttp.RequestCtx, client *bifrost.Bifrost, request *openai.OpenAIChatRequest) {
+	chunks, bifrostErr := client.ChatCompletionStreamRequest(context.Background(), request.ToBifrostChatRequest())
+	if bifrostErr != nil {
+		writeBifrostError(ctx, bifrostErr)
+		return
+	}
+	ctx.SetContentType("text/event-stream")
+	ctx.Response.Header.Set("Cache-Control", "no-cache")
+	ctx.SetBodyStreamWriter(func(w *bufio.Writer) {
+		for chunk := range chunks {
+			body, err := sonic.Marshal(chunk)
+			if err != nil {
+				continue
+			}
+			_, _ = w.WriteString("data: ")
+			_, _ = w.Write(body)
+			_, _ = w.WriteString("\n\n")
+			if w.Flush() != nil {
+				// The client went away: drain so the engine's sender is not left blocked.
+				for range chunks {
+				}
+				return
+			}
+		}
+		_, _ = w.WriteString("data: [DONE]\n\n")
+		_ = w.Flush()
+	})
 }
 
 func main() {
@@ -87,17 +131,13 @@ func main() {
 		if request.MaxCompletionTokens == nil && request.MaxTokens != nil {
 			request.MaxCompletionTokens = request.MaxTokens
 		}
+		if request.Stream != nil && *request.Stream {
+			stream(ctx, client, &request)
+			return
+		}
 		response, bifrostErr := client.ChatCompletionRequest(context.Background(), request.ToBifrostChatRequest())
 		if bifrostErr != nil {
-			status := fasthttp.StatusBadGateway
-			if bifrostErr.StatusCode != nil {
-				status = *bifrostErr.StatusCode
-			}
-			message := "upstream error"
-			if bifrostErr.Error != nil {
-				message = bifrostErr.Error.Message
-			}
-			writeError(ctx, status, message)
+			writeBifrostError(ctx, bifrostErr)
 			return
 		}
 		body, err := sonic.Marshal(response)
