@@ -140,7 +140,7 @@ export const chatDialect: Dialect = {
   check(body) {
     if (!Array.isArray(body.messages) || body.messages.length === 0) throw invalidField("messages", "must be a non-empty array");
   },
-  estimate: (model, body) => estimateChat(model, body),
+  estimate: (model, body, count) => estimateChat(model, body, count),
   serves: () => true,
   upstream(provider, call) {
     const body = call.body as ChatRequest;

@@ -17,6 +17,7 @@ import type { Endpoint } from "./providers/types.ts";
 import type { StreamTranslator } from "./streaming.ts";
 import type { Json } from "./translate/types.ts";
 import type { NormalUsage } from "./translate/usage.ts";
+import type { TextCounter } from "./tokens.ts";
 
 export type ClientApi = "chat" | "messages" | "responses" | "embeddings";
 
@@ -64,8 +65,8 @@ export interface Dialect {
   modelType: ModelConfig["type"];
   /** Checks of the client's body the translators do not make, before anything is reserved. */
   check(body: Json): void;
-  /** The reservation (worst case). */
-  estimate(model: CatalogModel, body: Json): Estimate;
+  /** The reservation (worst case); `count` counts one prompt text (the account's cached counts, tokens.ts). */
+  estimate(model: CatalogModel, body: Json, count: TextCounter): Estimate;
   /** Whether the provider can serve this API at all (directly or translated). */
   serves(provider: CatalogProvider): boolean;
   upstream(provider: CatalogProvider, call: CallContext): UpstreamPlan;

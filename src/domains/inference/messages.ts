@@ -100,7 +100,7 @@ export const messagesDialect: Dialect = {
     const max = body.max_tokens;
     if (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1) throw invalidField("max_tokens", "is required: a positive integer");
   },
-  estimate: (model, body) => estimateChat(model, body),
+  estimate: (model, body, count) => estimateChat(model, body, count),
   serves: () => true,
   upstream(provider, call) {
     const body = call.body as MessagesRequest;

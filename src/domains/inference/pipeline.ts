@@ -40,7 +40,7 @@ import { GuardedStream, guardReplyJson } from "./guarded-output.ts";
 import type { Endpoint } from "./providers/types.ts";
 import { receiptEvent, serveStream, type StreamTranslator } from "./streaming.ts";
 import { contextReceiptGroup, parseSvcOptions, type SvcOptions } from "./svc-options.ts";
-import { countTokens } from "./tokens.ts";
+import { countTokens, promptTextCounts } from "./tokens.ts";
 import { stripSvcFields } from "./translate/svc-fields.ts";
 import type { Json } from "./translate/types.ts";
 import type { NormalUsage } from "./translate/usage.ts";
@@ -176,7 +176,7 @@ export function prepare(ctx: Context, dialect: Dialect, req: InferenceRequest): 
   // Guardrails see the prompt as it would leave (after svc_scrub); a block rule throws here, before anything is reserved.
   const guard = guardFor(ctx, { accountId: req.principal.accountId, keyId: req.principal.keyId, models: routedFrom ? [routedFrom, model.id] : [model.id], api: dialect.api });
   if (guard?.guardsInput) body = mapPrompt(dialect.api, body, (text) => guard.input(text));
-  const estimate = dialect.estimate(model, body);
+  const estimate = dialect.estimate(model, body, promptTextCounts.counter(req.principal.accountId));
   const stream = body.stream === true;
   const anthropicBeta = req.headers["anthropic-beta"];
   const call: CallContext = {

@@ -23,7 +23,7 @@ import type { ModelConfig } from "./config.ts";
 import { invalidField } from "../../core/errors.ts";
 import { requirePrice } from "../../core/meter.ts";
 import type { MicroUsd } from "../../core/money.ts";
-import { countTokens } from "./tokens.ts";
+import { countTokens, type TextCounter } from "./tokens.ts";
 
 export const PROMPT_MARGIN_PERCENT = 10;
 export const TOKENS_PER_MESSAGE = 4;
@@ -92,8 +92,8 @@ function collect(node: unknown, tally: Tally): void {
   }
 }
 
-/** Prompt tokens of a chat body in any of the three shapes, margin and allowances included. */
-export function countPromptTokens(request: Json): number {
+/** Prompt tokens of a chat body in any of the three shapes, margin and allowances included (`count`: how one text is counted). */
+export function countPromptTokens(request: Json, count: TextCounter = countTokens): number {
   const tally: Tally = { texts: [], images: 0, opaqueChars: 0 };
   let messages = 0;
   for (const key of ["messages", "input"] as const) {
@@ -116,7 +116,7 @@ export function countPromptTokens(request: Json): number {
     if (request[key] !== undefined && request[key] !== null) tally.texts.push(JSON.stringify(request[key]));
   }
   let counted = 0;
-  for (const text of tally.texts) counted += countTokens(text);
+  for (const text of tally.texts) counted += count(text);
   return (
     Math.ceil((counted * (100 + PROMPT_MARGIN_PERCENT)) / 100) +
     messages * TOKENS_PER_MESSAGE +
@@ -158,12 +158,12 @@ export function worstCaseOutputTokens(model: PricedModel, request: Json, promptT
 }
 
 /** The reservation for a chat call: its worst-case cost. Throws 503 not_priced for an unpriced model, 400 for a bad max_tokens or n. */
-export function estimateChat(model: PricedModel, request: Json): ChatEstimate {
+export function estimateChat(model: PricedModel, request: Json, count: TextCounter = countTokens): ChatEstimate {
   const input = requirePrice(model.input_micro_usd_per_mtok, `model ${model.id}`);
   const output = requirePrice(model.output_micro_usd_per_mtok, `model ${model.id} (output)`);
   // A cached price above the input price would be odd, but the worst case must cover it.
   const promptPrice = Math.max(input, model.cached_input_micro_usd_per_mtok ?? 0);
-  const promptTokens = countPromptTokens(request);
+  const promptTokens = countPromptTokens(request, count);
   const outputTokens = worstCaseOutputTokens(model, request, promptTokens);
   return { amount: priceOf([[promptTokens, promptPrice], [outputTokens, output]]), promptTokens, outputTokens };
 }

@@ -151,7 +151,7 @@ export const responsesDialect: Dialect = {
     }
     if (typeof body.input !== "string" && !Array.isArray(body.input)) throw invalidField("input", "must be a string or an array of input items");
   },
-  estimate: (model, body) => estimateChat(model, body),
+  estimate: (model, body, count) => estimateChat(model, body, count),
   serves: () => true,
   upstream(provider, call) {
     const body = { ...(call.body as ResponsesRequest), model: call.model.upstream };
