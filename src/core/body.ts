@@ -103,20 +103,21 @@ export interface JsonLimits {
 /**
  * 400 when the JSON text nests deeper or holds more values than allowed. Counts structure
  * outside strings only; malformed text is left for JSON.parse to report.
+ *
+ * A string is skipped to its closing quote with indexOf (native memchr) rather than byte by
+ * byte: a chat body is mostly string content, and the byte loop cost ~0.9 ms of the event loop
+ * per 240 KB prompt. A quote is escaped when an odd run of backslashes precedes it; each run is
+ * counted once, so the scan stays linear whatever the text.
  */
 export function checkJsonShape(bytes: Uint8Array, limits: JsonLimits): void {
   let depth = 0;
   let elements = 1;
-  let inString = false;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;
-    if (inString) {
-      if (b === BACKSLASH) i++;
-      else if (b === QUOTE) inString = false;
-      continue;
-    }
-    if (b === QUOTE) inString = true;
-    else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
+    if (b === QUOTE) {
+      i = closingQuote(bytes, i + 1);
+      if (i < 0) return; // unterminated: JSON.parse reports it
+    } else if (b === OPEN_ARRAY || b === OPEN_OBJECT) {
       if (++depth > limits.maxDepth) {
         throw new ApiError(400, "json_too_deep", `request body nests arrays and objects more than ${limits.maxDepth} levels deep`, { max_depth: limits.maxDepth });
       }
@@ -125,6 +126,16 @@ export function checkJsonShape(bytes: Uint8Array, limits: JsonLimits): void {
       throw new ApiError(400, "json_too_many_values", `request body holds more than ${limits.maxElements} JSON values`, { max_values: limits.maxElements });
     }
   }
+}
+
+/** The index of the quote that closes a string whose content starts at `from`, or -1. */
+function closingQuote(bytes: Uint8Array, from: number): number {
+  for (let q = bytes.indexOf(QUOTE, from); q >= 0; q = bytes.indexOf(QUOTE, q + 1)) {
+    let slashes = 0;
+    while (q - 1 - slashes >= from && bytes[q - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q;
+  }
+  return -1;
 }
 
 const isJson = (type: string): boolean => type === "" || type === "application/json" || type.endsWith("+json");

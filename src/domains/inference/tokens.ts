@@ -41,7 +41,8 @@ export type TextCounter = (text: string) => number;
  */
 export class PromptTextCounts {
   static readonly MIN_CHARS = 64;
-  private readonly counts = new Map<string, number>();
+  /** By account and the text's hash; the text itself is kept to confirm a match, so a count is never another text's. */
+  private readonly counts = new Map<string, { text: string; tokens: number }>();
   private chars = 0;
 
   /** `tokenize`: the count a text not found gets (the tokenizer; a test counts its calls). */
@@ -62,25 +63,31 @@ export class PromptTextCounts {
 
   private count(accountId: string, text: string): number {
     if (text.length < PromptTextCounts.MIN_CHARS) return this.tokenize(text);
-    const key = `${accountId}\u0000${text}`;
+    // A native hash of the text, not the text in the key: a key built from the text would copy it on every call.
+    const key = `${accountId} ${Bun.hash(text).toString(36)}`;
     const found = this.counts.get(key);
-    if (found !== undefined) {
+    if (found !== undefined && found.text === text) {
       // Most recently used last: Map keeps insertion order, and eviction starts at the front.
       this.counts.delete(key);
       this.counts.set(key, found);
-      return found;
+      return found.tokens;
     }
-    const n = this.tokenize(text);
+    const tokens = this.tokenize(text);
     // One text may take at most a quarter of the cache, so a huge prompt cannot flush it.
-    if (key.length > this.maxChars / 4) return n;
-    this.counts.set(key, n);
-    this.chars += key.length;
-    for (const [old] of this.counts) {
+    if (text.length > this.maxChars / 4) return tokens;
+    if (found !== undefined) this.forget(key, found.text);
+    this.counts.set(key, { text, tokens });
+    this.chars += text.length;
+    for (const [old, entry] of this.counts) {
       if (this.chars <= this.maxChars) break;
-      this.counts.delete(old);
-      this.chars -= old.length;
+      this.forget(old, entry.text);
     }
-    return n;
+    return tokens;
+  }
+
+  private forget(key: string, text: string): void {
+    this.counts.delete(key);
+    this.chars -= text.length;
   }
 }
 
