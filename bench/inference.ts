@@ -18,6 +18,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeConfigFile } from "../src/config.ts";
+import { countTokens } from "../src/domains/inference/tokens.ts";
 import { type LoadRow, loadRow, runFetchLoops, runWrk, stopWrk } from "./load.ts";
 import { BIN, cli, ensureBinary, log, machineInfo, machineLine, meteredAfterRun, parseFlags, percentile, round3, run, runWithServer, svcEnv, SvcServer, svcVersion } from "./support.ts";
 
@@ -126,6 +127,57 @@ export async function streamTtfb(url: string, headers: Record<string, string>, b
 }
 
 const ascending = (xs: number[]) => Float64Array.from(xs).sort();
+
+const LONG_CALLS = 150;
+
+/** Deterministic prose-and-code text of `words` words, different for each seed. */
+function filler(seed: number, words: number): string {
+  const vocabulary = "the agent reads the repository plans a change calls tools and writes code; def main(): return 42 # note {\"ok\": true}".split(" ");
+  return Array.from({ length: words }, (_, i) => vocabulary[(i * 7 + seed) % vocabulary.length] + (i % 13 === 0 ? String(seed) : "")).join(" ");
+}
+
+/**
+ * An agent's conversation as it grows: a long system prompt and history (~45,000 tokens), resent
+ * with one more user message and one more reply on every call, sequentially, through svc and
+ * straight to the stub with the same body. What svc adds for a long context: the body's parsing,
+ * the prompt's token count for the reservation, the re-encoding for the upstream.
+ */
+async function longConversation(gateway: { url: string; headers: Record<string, string> }, direct: { url: string; headers: Record<string, string> }) {
+  const messages: { role: string; content: string }[] = [{ role: "system", content: filler(1, 1500) }];
+  for (let i = 0; i < 20; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: filler(i + 2, 1200) });
+  const svc: number[] = [];
+  const through: number[] = [];
+  const straight: number[] = [];
+  const time = async (target: { url: string; headers: Record<string, string> }, body: string, each?: (res: Response) => void) => {
+    const t0 = performance.now();
+    const res = await fetch(target.url, { method: "POST", headers: target.headers, body });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`a long-conversation call answered ${res.status}`);
+    each?.(res);
+    return performance.now() - t0;
+  };
+  let body = "";
+  for (let i = 0; i < LONG_CALLS + 20; i++) {
+    messages.push({ role: "user", content: filler(100 + i, 60) });
+    body = JSON.stringify({ model: MODEL, messages, max_tokens: 64 });
+    const mine = (res: Response) => {
+      const m = /svc;dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
+      if (m && i >= 20) svc.push(Number(m[1]));
+    };
+    const g = await time(gateway, body, mine);
+    const d = await time(direct, body);
+    if (i >= 20) through.push(g), straight.push(d); // the first 20 warm up
+    messages.push({ role: "assistant", content: filler(200 + i, 30) });
+  }
+  const [g, d, own] = [ascending(through), ascending(straight), ascending(svc)];
+  return {
+    prompt_tokens: countTokens(messages.map((m) => m.content).join("\n")),
+    body_bytes: body.length,
+    added_p50_ms: round3(percentile(g, 50) - percentile(d, 50)),
+    added_p99_ms: round3(percentile(g, 99) - percentile(d, 99)),
+    svc_p50_ms: round3(percentile(own, 50)),
+  };
+}
 
 /** When the stub last received a request, on this process's clock (the client's): splits a call into its leg to the upstream and back. */
 let stubArrival = 0;
@@ -241,14 +293,16 @@ async function main(): Promise<number> {
     const ttfb = { direct_p50_ms: round3(ttfbDirect.p50), gateway_p50_ms: round3(ttfbGateway.p50), added_p50_ms: round3(ttfbGateway.p50 - ttfbDirect.p50), added_p99_ms: round3(ttfbGateway.p99 - ttfbDirect.p99) };
     log(`svc's own time: ${STREAM_SAMPLES} sequential calls each way, read from svc's Server-Timing and the stub's arrival times`);
     const split = await serverTimingSplit({ url: gatewayUrl, headers: gatewayHeaders }, { url: directUrl, headers: directHeaders });
+    log(`a long conversation: ${LONG_CALLS} sequential calls, each resending it with one message more, gateway then direct`);
+    const long = await longConversation({ url: gatewayUrl, headers: gatewayHeaders }, { url: directUrl, headers: directHeaders });
     // Every answered call must have been metered: one usage event and one signed receipt each,
     // and no hold left open once the calls wrk left in flight have finished (settled or released).
     const counted = await meteredAfterRun(join(server.dataDir, "svc.db"), "inference");
-    return { rows, metered: counted.usage_events, receipts: counted.receipts, held: counted.open_holds, ttfb, split };
+    return { rows, metered: counted.usage_events, receipts: counted.receipts, held: counted.open_holds, ttfb, split, long };
   });
   stub.stop(true);
   if (!outcome.ok) return outcome.code;
-  const { rows, metered, receipts, held, ttfb, split } = outcome.value;
+  const { rows, metered, receipts, held, ttfb, split, long } = outcome.value;
   const at = (target: string, c: number) => rows.find((r) => r.target === target && r.concurrency === c)!;
   const added = { p50_ms: round3(at("gateway", 1).p50_ms - at("direct", 1).p50_ms), p99_ms: round3(at("gateway", 1).p99_ms - at("direct", 1).p99_ms) };
   const saturation = at("gateway", opts.concurrency);
@@ -256,7 +310,7 @@ async function main(): Promise<number> {
   const sent = rows.filter((r) => r.target === "gateway").reduce((n, r) => n + r.requests, 0);
 
   if (opts.json) {
-    console.log(JSON.stringify({ machine, generator: generatorNote, duration_secs: opts.duration, rows, added_latency_c1: added, streaming_ttfb: ttfb, server_timing: split, metered_rps: saturation.requests_per_sec, errors: saturation.errors, usage_events: metered, receipts, open_holds: held, gateway_requests_measured: sent }, null, 2));
+    console.log(JSON.stringify({ machine, generator: generatorNote, duration_secs: opts.duration, rows, added_latency_c1: added, streaming_ttfb: ttfb, server_timing: split, long_conversation: long, metered_rps: saturation.requests_per_sec, errors: saturation.errors, usage_events: metered, receipts, open_holds: held, gateway_requests_measured: sent }, null, 2));
     return 0;
   }
   console.log(`svc inference bench: ${machine.svc_version}`);
@@ -272,6 +326,7 @@ async function main(): Promise<number> {
   console.log(`streaming time to first byte:     added p50 ${ttfb.added_p50_ms.toFixed(3)} ms, p99 ${ttfb.added_p99_ms.toFixed(3)} ms (direct p50 ${ttfb.direct_p50_ms.toFixed(3)} ms; ${STREAM_SAMPLES} sequential requests, fetch)`);
   console.log(`svc's own time per call:          p50 ${split.svc_p50_ms.toFixed(3)} ms, p99 ${split.svc_p99_ms.toFixed(3)} ms, of which the settle p50 ${split.settle_p50_ms.toFixed(3)} ms (its Server-Timing; upstream p50 ${split.upstream_p50_ms.toFixed(3)} ms; ${STREAM_SAMPLES} sequential calls, fetch)`);
   console.log(`where the added time lies:        p50 ${split.added_before_upstream_p50_ms.toFixed(3)} ms before the upstream's arrival, ${split.added_after_upstream_p50_ms.toFixed(3)} ms after it (the stub's arrival times against the direct call's; the same calls)`);
+  console.log(`a long conversation:               added p50 ${long.added_p50_ms.toFixed(3)} ms, p99 ${long.added_p99_ms.toFixed(3)} ms, svc's own time p50 ${long.svc_p50_ms.toFixed(3)} ms (~${long.prompt_tokens} prompt tokens, a ${Math.round(long.body_bytes / 1024)} KiB body at the end, one message more each call; ${LONG_CALLS} sequential calls, fetch)`);
   console.log(`metered in the database:          ${metered} usage events, ${receipts} receipts (warm-ups included), ${held} holds left open`);
   return 0;
 }
