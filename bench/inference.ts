@@ -128,7 +128,7 @@ export async function streamTtfb(url: string, headers: Record<string, string>, b
 
 const ascending = (xs: number[]) => Float64Array.from(xs).sort();
 
-const LONG_CALLS = 150;
+export const LONG_CALLS = 150;
 
 /** Deterministic prose-and-code text of `words` words, different for each seed. */
 function filler(seed: number, words: number): string {
@@ -142,7 +142,7 @@ function filler(seed: number, words: number): string {
  * straight to the stub with the same body. What svc adds for a long context: the body's parsing,
  * the prompt's token count for the reservation, the re-encoding for the upstream.
  */
-async function longConversation(gateway: { url: string; headers: Record<string, string> }, direct: { url: string; headers: Record<string, string> }) {
+export async function longConversation(gateway: { url: string; headers: Record<string, string> }, direct: { url: string; headers: Record<string, string> }, model = MODEL) {
   const messages: { role: string; content: string }[] = [{ role: "system", content: filler(1, 1500) }];
   for (let i = 0; i < 20; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: filler(i + 2, 1200) });
   const svc: number[] = [];
@@ -159,7 +159,7 @@ async function longConversation(gateway: { url: string; headers: Record<string, 
   let body = "";
   for (let i = 0; i < LONG_CALLS + 20; i++) {
     messages.push({ role: "user", content: filler(100 + i, 60) });
-    body = JSON.stringify({ model: MODEL, messages, max_tokens: 64 });
+    body = JSON.stringify({ model, messages, max_tokens: 64 });
     const mine = (res: Response) => {
       const m = /svc;dur=([\d.]+)/.exec(res.headers.get("server-timing") ?? "");
       if (m && i >= 20) svc.push(Number(m[1]));

@@ -4,7 +4,8 @@
  * itself ("direct"), svc (the compiled binary; every call reserved, settled and receipted),
  * Portkey's gateway, LiteLLM's proxy and Bifrost. For each: the latency it adds at concurrency 1
  * (its p50/p99 minus direct's), requests per second and p99 at concurrency 16 and 64, errors,
- * and the time to the first byte a streamed completion adds (sequential requests).
+ * the time to the first byte a streamed completion adds (sequential requests), and what a long
+ * conversation resent with one message more each call adds (bench/inference.ts's).
  *
  * The stub is bench/inference.ts's (a Bun.serve in this process answering one realistic chat
  * completion with usage). Peers are installed once into a cache dir outside the repository
@@ -18,7 +19,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { BODY, prepare, REPLY, STREAM_REPLY, STREAM_SAMPLES, streamedBody, streamTtfb } from "./inference.ts";
+import { BODY, LONG_CALLS, longConversation, prepare, REPLY, STREAM_REPLY, STREAM_SAMPLES, streamedBody, streamTtfb } from "./inference.ts";
 import { type Measured, type RunFigures, runFetchLoops, runFigures, runWrk, stopWrk } from "./load.ts";
 import { bifrost } from "./peers/bifrost.ts";
 import type { Installed, PeerGateway } from "./peers/gateway.ts";
@@ -100,6 +101,8 @@ interface Row {
   /** A streamed completion's first byte, sequential requests: p50/p99 ms, or why it was not measured. */
   stream_ttfb?: { p50: number; p99: number } | { error: string };
   added_stream_ttfb_p50_ms?: number;
+  /** The long conversation: added p50/p99 ms against direct (measured in the same calls), or why not. */
+  long?: { added_p50_ms: number; added_p99_ms: number } | { error: string };
 }
 
 const oneLine = (text: string, max = 300) => text.replace(/\s+/g, " ").trim().slice(0, max);
@@ -142,6 +145,17 @@ async function measure(name: string, target: Target, generator: GeneratorName, d
     runs.push({ ...runFigures(concurrency, r), non_2xx: r.non2xx, socket_errors: r.socketErrors });
   }
   return runs;
+}
+
+/** bench/inference.ts's long conversation through `target`, each call beside the same body sent to the stub. */
+async function measureLong(name: string, target: Target, model: string, stubUrl: string): Promise<Row["long"]> {
+  log(`${name}: a long conversation, ${LONG_CALLS} sequential calls`);
+  try {
+    const r = await longConversation({ url: target.url, headers: target.headers }, { url: `${stubUrl}/v1/chat/completions`, headers: { "content-type": "application/json" } }, model);
+    return { added_p50_ms: r.added_p50_ms, added_p99_ms: r.added_p99_ms };
+  } catch (err) {
+    return { error: oneLine((err as Error).message, 200) };
+  }
 }
 
 /** The same completion streamed: first-byte p50/p99 over sequential requests, or why not (a gateway that does not stream). */
@@ -202,6 +216,7 @@ async function runSvc(stubUrl: string, build: { ok: true } | { ok: false; reason
     try {
       row.runs = await measure("svc", target, generator, duration, runDir, interrupted);
       row.stream_ttfb = await measureStream("svc", target);
+      row.long = await measureLong("svc", target, "bench-model", stubUrl);
     } catch (err) {
       return { row: { ...row, status: "failed", reason: oneLine((err as Error).message) } };
     }
@@ -246,6 +261,7 @@ async function runPeer(gateway: PeerGateway, installed: Installed, stubUrl: stri
     try {
       row.runs = await measure(gateway.name, target, generator, duration, runDir, interrupted);
       row.stream_ttfb = await measureStream(gateway.name, target);
+      row.long = await measureLong(gateway.name, target, launch.model, stubUrl);
     } catch (err) {
       return { ...row, status: "failed", reason: oneLine((err as Error).message) };
     }
@@ -270,7 +286,7 @@ function withAdded(row: Row, direct: Row): Row {
 }
 
 function printTable(rows: Row[]): void {
-  const cols = ["added p50 @1", "added p99 @1", "req/s @16", "p99 @16", "req/s @64", "p99 @64", "errors", "stream TTFB added p50"];
+  const cols = ["added p50 @1", "added p99 @1", "req/s @16", "p99 @16", "req/s @64", "p99 @64", "errors", "stream TTFB added p50", "long conv. added p50"];
   const widths = cols.map((c) => Math.max(c.length, 9));
   console.log(`${"".padEnd(8)}  ${cols.map((c, i) => c.padStart(widths[i]!)).join("  ")}`);
   for (const row of rows) {
@@ -289,10 +305,12 @@ function printTable(rows: Row[]): void {
       at(64).p99_ms.toFixed(3),
       String(row.errors ?? 0),
       isDirect && row.stream_ttfb && "p50" in row.stream_ttfb ? `(${row.stream_ttfb.p50.toFixed(3)})` : row.added_stream_ttfb_p50_ms !== undefined ? row.added_stream_ttfb_p50_ms.toFixed(3) : "n/a",
+      isDirect ? "—" : row.long && "added_p50_ms" in row.long ? row.long.added_p50_ms.toFixed(3) : "n/a",
     ];
     console.log(`${row.name.padEnd(8)}  ${cells.map((c, i) => c.padStart(widths[i]!)).join("  ")}`);
   }
   for (const row of rows) if (row.stream_ttfb && "error" in row.stream_ttfb) console.log(`${row.name}: stream TTFB not measured: ${row.stream_ttfb.error}`);
+  for (const row of rows) if (row.long && "error" in row.long) console.log(`${row.name}: long conversation not measured: ${row.long.error}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -391,7 +409,8 @@ async function main(): Promise<number> {
   printTable(rows);
   console.log();
   console.log("ms; added = the gateway's latency at concurrency 1 minus direct's (in parentheses: direct's own); errors = transport errors + non-2xx over the measured runs;");
-  console.log(`stream TTFB = a streamed completion's first body byte, p50 over ${STREAM_SAMPLES} sequential requests (fetch), minus direct's`);
+  console.log(`stream TTFB = a streamed completion's first body byte, p50 over ${STREAM_SAMPLES} sequential requests (fetch), minus direct's;`);
+  console.log(`long conv. = bench/inference.ts's long conversation (~56,000 prompt tokens, one message more each call, ${LONG_CALLS} sequential calls), p50 minus direct's on the same bodies`);
   if (metered) console.log(`svc metered: ${metered.usage_events} usage events, ${metered.receipts} signed receipts (warm-ups included), ${metered.open_holds} holds left open; the peers meter nothing`);
   return 0;
 }
