@@ -35,14 +35,29 @@ export type TextCounter = (text: string) => number;
  * the count before the upstream is called, so this is latency on every long-context call.
  *
  * Kept per account: a count found is quicker than one made, and a cache shared between accounts
- * would let one time whether another had sent a given text. Bounded by the characters it holds,
- * the least recently used dropped first; texts shorter than MIN_CHARS are counted each time
- * (cheaper than the lookup's bookkeeping).
+ * would let one time whether another had sent a given text. Bounded by the characters it holds:
+ * the oldest texts not found since they were last passed go first (a second-chance queue);
+ * texts shorter than MIN_CHARS are counted each time (cheaper than the lookup's bookkeeping).
  */
+interface Counted {
+  accountId: string;
+  key: number;
+  text: string;
+  tokens: number;
+  /** Found since it was last passed by the eviction hand (second chance). */
+  used: boolean;
+}
+
 export class PromptTextCounts {
   static readonly MIN_CHARS = 64;
-  /** By account and the text's hash; the text itself is kept to confirm a match, so a count is never another text's. */
-  private readonly counts = new Map<string, { text: string; tokens: number }>();
+  /**
+   * Per account, by the text's CRC-32; the text itself is kept to confirm a match, so a count is
+   * never another text's (two texts of one account with one checksum take turns).
+   */
+  private readonly byAccount = new Map<string, Map<number, Counted>>();
+  /** Every entry in the order it was stored: the eviction hand starts at `head`. */
+  private queue: Counted[] = [];
+  private head = 0;
   private chars = 0;
 
   /** `tokenize`: the count a text not found gets (the tokenizer; a test counts its calls). */
@@ -58,36 +73,56 @@ export class PromptTextCounts {
 
   /** What the cache holds, for tests and diagnostics. */
   get size(): { texts: number; chars: number } {
-    return { texts: this.counts.size, chars: this.chars };
+    let texts = 0;
+    for (const entries of this.byAccount.values()) texts += entries.size;
+    return { texts, chars: this.chars };
   }
 
   private count(accountId: string, text: string): number {
     if (text.length < PromptTextCounts.MIN_CHARS) return this.tokenize(text);
-    // A native hash of the text, not the text in the key: a key built from the text would copy it on every call.
-    const key = `${accountId} ${Bun.hash(text).toString(36)}`;
-    const found = this.counts.get(key);
+    // A native checksum of the text, not the text, as the key: hashing a long prompt's every
+    // message on every call is the lookup's main cost, and a number keys a Map cheaply.
+    const key = Bun.hash.crc32(text);
+    let entries = this.byAccount.get(accountId);
+    const found = entries?.get(key);
     if (found !== undefined && found.text === text) {
-      // Most recently used last: Map keeps insertion order, and eviction starts at the front.
-      this.counts.delete(key);
-      this.counts.set(key, found);
+      // Marked, not moved: a hit costs no reordering; eviction gives a marked entry a second chance.
+      found.used = true;
       return found.tokens;
     }
     const tokens = this.tokenize(text);
     // One text may take at most a quarter of the cache, so a huge prompt cannot flush it.
     if (text.length > this.maxChars / 4) return tokens;
-    if (found !== undefined) this.forget(key, found.text);
-    this.counts.set(key, { text, tokens });
+    if (!entries) this.byAccount.set(accountId, (entries = new Map()));
+    if (found !== undefined) this.chars -= found.text.length; // the same checksum, another text: replaced (its queue slot is skipped when reached)
+    const entry: Counted = { accountId, key, text, tokens, used: false };
+    entries.set(key, entry);
+    this.queue.push(entry);
     this.chars += text.length;
-    for (const [old, entry] of this.counts) {
-      if (this.chars <= this.maxChars) break;
-      this.forget(old, entry.text);
-    }
+    this.evict();
     return tokens;
   }
 
-  private forget(key: string, text: string): void {
-    this.counts.delete(key);
-    this.chars -= text.length;
+  /** Drops the oldest entries not found since the hand last passed them, until the characters fit. */
+  private evict(): void {
+    while (this.chars > this.maxChars && this.head < this.queue.length) {
+      const entry = this.queue[this.head++]!;
+      const entries = this.byAccount.get(entry.accountId);
+      if (entries?.get(entry.key) !== entry) continue; // replaced since
+      if (entry.used) {
+        entry.used = false;
+        this.queue.push(entry);
+        continue;
+      }
+      entries.delete(entry.key);
+      if (!entries.size) this.byAccount.delete(entry.accountId);
+      this.chars -= entry.text.length;
+    }
+    // The passed part of the queue is dropped once it is most of it.
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
   }
 }
 

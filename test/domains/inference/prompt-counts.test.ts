@@ -38,7 +38,7 @@ describe("PromptTextCounts", () => {
     expect(cache.size.texts).toBe(2);
   });
 
-  test("short texts are not kept; the characters kept stay within the bound, the least recently used dropped first", () => {
+  test("short texts are not kept; the characters kept stay within the bound, the oldest dropped first", () => {
     const { cache, tokenized } = counted(10_000);
     cache.counter("acct_a")("short text");
     expect(cache.size.texts).toBe(0);
@@ -58,6 +58,49 @@ describe("PromptTextCounts", () => {
     const before = cache.size.texts;
     expect(count(long("huge", 2_000))).toBe(encode(long("huge", 2_000)).length);
     expect(cache.size.texts).toBe(before);
+  });
+});
+
+describe("PromptTextCounts eviction", () => {
+  test("a text found again gets a second chance: texts stored after it go before it", () => {
+    const { cache, tokenized } = counted(8_000);
+    const count = cache.counter("acct_a");
+    const [system, ...turns] = [long("system", 150), ...Array.from({ length: 8 }, (_, i) => long(`turn${i}`, 150))];
+    count(system!);
+    // Every turn resends the system prompt, as an agent does: it is found each time.
+    for (const turn of turns) {
+      count(system!);
+      count(turn);
+      expect(cache.size.chars).toBeLessThanOrEqual(8_000);
+    }
+    tokenized.length = 0;
+    count(system!);
+    expect(tokenized).toEqual([]);
+    count(turns[0]!);
+    expect(tokenized).toEqual([turns[0]!]);
+  });
+
+  test("two texts of one account with the same checksum both count exactly", () => {
+    // A real CRC-32 collision, found by a bounded birthday search over fixed texts (the same pair every run).
+    const seen = new Map<number, string>();
+    let pair: [string, string] | null = null;
+    // Varied bytes (an MD5 of a counter): texts that differ only in a short counter cannot collide under a CRC.
+    for (let i = 0; i < 400_000 && !pair; i++) {
+      const text = `a collision candidate, long enough to be kept: ${new Bun.CryptoHasher("md5").update(String(i)).digest("hex")}`;
+      const key = Bun.hash.crc32(text);
+      const other = seen.get(key);
+      if (other !== undefined) pair = [other, text];
+      else seen.set(key, text);
+    }
+    expect(pair).not.toBeNull();
+    const [a, b] = pair!;
+    expect(Bun.hash.crc32(a)).toBe(Bun.hash.crc32(b));
+    const { cache, tokenized } = counted(1_000_000);
+    const count = cache.counter("acct_a");
+    expect([count(a), count(b), count(a), count(b)]).toEqual([encode(a).length, encode(b).length, encode(a).length, encode(b).length]);
+    // They take turns in the one slot: each is tokenized when the other holds it.
+    expect(tokenized).toEqual([a, b, a, b]);
+    expect(cache.size).toEqual({ texts: 1, chars: b.length });
   });
 });
 
