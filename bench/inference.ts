@@ -95,6 +95,14 @@ export const STREAM_REPLY = [
   .map((c) => `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1_763_751_600, model: "stub-model", ...c })}\n\n`)
   .join("")
   .concat("data: [DONE]\n\n");
+const ascending = (xs: number[]) => Float64Array.from(xs).sort();
+
+/** Where a bench sends its calls: svc's route or the stub's, with the headers each takes. */
+export interface Endpoint {
+  url: string;
+  headers: Record<string, string>;
+}
+
 /** A request body asking for the same completion as a stream, with its usage. */
 export const streamedBody = (body: string) => JSON.stringify({ ...JSON.parse(body), stream: true, stream_options: { include_usage: true } });
 const STREAM_BODY = streamedBody(BODY);
@@ -122,11 +130,9 @@ export async function streamTtfb(url: string, headers: Record<string, string>, b
     }
     if (i >= 50) samples.push(first); // the first 50 warm up
   }
-  samples.sort((a, b) => a - b);
-  return { p50: samples[Math.floor(samples.length * 0.5)]!, p99: samples[Math.floor(samples.length * 0.99)]! };
+  const sorted = ascending(samples);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 }
-
-const ascending = (xs: number[]) => Float64Array.from(xs).sort();
 
 export const LONG_CALLS = 150;
 
@@ -142,13 +148,13 @@ function filler(seed: number, words: number): string {
  * straight to the stub with the same body. What svc adds for a long context: the body's parsing,
  * the prompt's token count for the reservation, the re-encoding for the upstream.
  */
-export async function longConversation(gateway: { url: string; headers: Record<string, string> }, direct: { url: string; headers: Record<string, string> }, model = MODEL) {
+export async function longConversation(gateway: Endpoint, direct: Endpoint, model = MODEL) {
   const messages: { role: string; content: string }[] = [{ role: "system", content: filler(1, 1500) }];
   for (let i = 0; i < 20; i++) messages.push({ role: i % 2 ? "assistant" : "user", content: filler(i + 2, 1200) });
   const svc: number[] = [];
   const through: number[] = [];
   const straight: number[] = [];
-  const time = async (target: { url: string; headers: Record<string, string> }, body: string, each?: (res: Response) => void) => {
+  const time = async (target: Endpoint, body: string, each?: (res: Response) => void) => {
     const t0 = performance.now();
     const res = await fetch(target.url, { method: "POST", headers: target.headers, body });
     await res.arrayBuffer();
@@ -208,8 +214,8 @@ async function legs(url: string, headers: Record<string, string>, each?: (res: R
  * response and the hops back), each above the direct call's. In ms.
  */
 async function serverTimingSplit(
-  gateway: { url: string; headers: Record<string, string> },
-  direct: { url: string; headers: Record<string, string> },
+  gateway: Endpoint,
+  direct: Endpoint,
 ): Promise<{ svc_p50_ms: number; svc_p99_ms: number; settle_p50_ms: number; upstream_p50_ms: number; added_before_upstream_p50_ms: number; added_after_upstream_p50_ms: number }> {
   const svc: number[] = [];
   const upstream: number[] = [];

@@ -19,7 +19,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { BODY, LONG_CALLS, longConversation, prepare, REPLY, STREAM_REPLY, STREAM_SAMPLES, streamedBody, streamTtfb } from "./inference.ts";
+import { BODY, type Endpoint, LONG_CALLS, longConversation, prepare, REPLY, STREAM_REPLY, STREAM_SAMPLES, streamedBody, streamTtfb } from "./inference.ts";
 import { type Measured, type RunFigures, runFetchLoops, runFigures, runWrk, stopWrk } from "./load.ts";
 import { bifrost } from "./peers/bifrost.ts";
 import type { Installed, PeerGateway } from "./peers/gateway.ts";
@@ -75,9 +75,7 @@ function parseOptions() {
 // ---------------------------------------------------------------------------------------------
 // Measuring one target
 
-interface Target {
-  url: string;
-  headers: Record<string, string>;
+interface Target extends Endpoint {
   body: string;
 }
 
@@ -151,7 +149,7 @@ async function measure(name: string, target: Target, generator: GeneratorName, d
 async function measureLong(name: string, target: Target, model: string, stubUrl: string): Promise<Row["long"]> {
   log(`${name}: a long conversation, ${LONG_CALLS} sequential calls`);
   try {
-    const r = await longConversation({ url: target.url, headers: target.headers }, { url: `${stubUrl}/v1/chat/completions`, headers: { "content-type": "application/json" } }, model);
+    const r = await longConversation(target, { url: `${stubUrl}/v1/chat/completions`, headers: { "content-type": "application/json" } }, model);
     return { added_p50_ms: r.added_p50_ms, added_p99_ms: r.added_p99_ms };
   } catch (err) {
     return { error: oneLine((err as Error).message, 200) };

@@ -54,8 +54,8 @@ export function countGuardrails(ctx: Context, accountId: string): number {
   return ctx.db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM guardrails WHERE account_id = ?").get(accountId)!.n;
 }
 
-/** Ids only: the hot path reads these per call and compiles a guardrail once (rows never change). */
 /**
+ * Ids only: the hot path reads these per call and compiles a guardrail once (rows never change).
  * The ids of the account's guardrails, asked by every inference call: from the read cache
  * (core/read-cache.ts), whose counter migration 0056's triggers move when a guardrail is made or
  * removed, by any process. Shared between callers: not to be modified.
