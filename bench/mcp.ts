@@ -61,7 +61,6 @@ async function prepare(server: SvcServer, upstreamUrl: string): Promise<{ key: s
   return { key: key.key, endpoint };
 }
 
-
 async function main(): Promise<number> {
   const { values, fail } = parseFlags({ duration: { type: "string", default: "5" } }, USAGE);
   const duration = Number(values.duration);

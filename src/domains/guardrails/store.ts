@@ -55,10 +55,10 @@ export function countGuardrails(ctx: Context, accountId: string): number {
 }
 
 /**
- * Ids only: the hot path reads these per call and compiles a guardrail once (rows never change).
- * The ids of the account's guardrails, asked by every inference call: from the read cache
- * (core/read-cache.ts), whose counter migration 0056's triggers move when a guardrail is made or
- * removed, by any process. Shared between callers: not to be modified.
+ * The ids of the account's guardrails, asked by every inference call (each guardrail is compiled
+ * once: rows never change). From the read cache (core/read-cache.ts), whose counter migration
+ * 0056's triggers move when any process makes or removes a guardrail. Shared between callers:
+ * not to be modified.
  */
 export function guardrailIdsOf(ctx: Context, accountId: string): readonly { id: string }[] {
   return ctx.reads.get("guardrails.ids", accountId, () => ctx.db.query<{ id: string }, [string]>("SELECT id FROM guardrails WHERE account_id = ?").all(accountId));
